@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from reviewapp import roles
+
+
+def user_roles(request: HttpRequest) -> dict[str, object]:
+    """The signed-in user's role names and capabilities, for the header and navigation."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    return {
+        "user_roles": roles.role_names(user),
+        "can_answer": user.has_perm(roles.ANSWER),
+        "can_preview": user.has_perm(roles.PREVIEW),
+        "can_view_raw": user.has_perm(roles.VIEW_RAW),
+    }

@@ -1,0 +1,223 @@
+"""Data model.
+
+``InboxItem`` mirrors the bookkeeping application's ``invoice_inbox_items``
+table (same table name, column names and JSON shapes) so an export of its
+rows loads as-is. The ``state_*`` columns are ours: a denormalised copy of
+what ``clarifications.analyse`` says about ``channel_context``, kept so the
+list can filter and count in the database. See ``reviewapp/states.py`` for
+how they are kept true when another program writes ``channel_context``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Now
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class Company(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(_("name"), max_length=200)
+    organisation_number = models.CharField(_("organisation number"), max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("company")
+        verbose_name_plural = _("companies")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class InboxItem(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="inbox_items")
+    status = models.CharField(max_length=40, default="pending")
+    source = models.CharField(max_length=40, default="whatsapp")
+    document_id = models.UUIDField(null=True, blank=True)
+    # The receipt file itself, through Django's storage API (local disk or
+    # object storage, whichever STORAGES["default"] names).
+    document_file = models.FileField(upload_to="receipts/%Y/%m/", blank=True, max_length=300)
+    extracted_data = models.JSONField(null=True, blank=True)
+    channel_context = models.JSONField(null=True, blank=True)
+    whatsapp_message_id = models.CharField(max_length=200, null=True, blank=True)
+    correlation_id = models.CharField(max_length=200, null=True, blank=True)
+    # db_default too, so rows inserted by other programs get a timestamp.
+    created_at = models.DateTimeField(default=timezone.now, db_default=Now())
+    updated_at = models.DateTimeField(default=timezone.now, db_default=Now())
+
+    # --- Derived from channel_context by clarifications.analyse (ours). ---
+    state_needs_answer = models.BooleanField(default=False)
+    state_waiting_in_chat = models.BooleanField(default=False)
+    state_denied = models.BooleanField(default=False)
+    state_purpose_missing = models.BooleanField(default=False)
+    state_answered = models.BooleanField(default=False)
+    state_no_answers = models.BooleanField(default=True)
+    state_malformed = models.BooleanField(default=False)
+    open_question_type = models.CharField(max_length=20, null=True, blank=True)
+    open_question_asked_at = models.DateTimeField(null=True, blank=True)
+    # Lower-cased supplier, participant names, purpose and note for search.
+    search_text = models.TextField(default="", blank=True)
+    # True when channel_context changed after the state columns were last
+    # computed. A row written by another program (raw SQL) arrives stale: the
+    # database default and trigger set it; the app recomputes before it reads.
+    states_stale = models.BooleanField(default=True, db_default=True)
+
+    class Meta:
+        db_table = "invoice_inbox_items"
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("inbox item")
+        verbose_name_plural = _("inbox items")
+        permissions = [
+            ("answer_question", "Can answer questions moved to the app"),
+            ("view_raw_context", "Can see the raw channel_context"),
+            ("use_preview", "Can use the prompt preview"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.supplier_name or _('Unknown supplier')} ({self.id})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Every app write keeps the derived columns true to channel_context,
+        # so no caller has to remember to.
+        self.refresh_states()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and {"channel_context", "extracted_data"} & set(update_fields):
+            kwargs["update_fields"] = {*update_fields, *DERIVED_FIELDS}
+        super().save(*args, **kwargs)
+
+    def refresh_states(self) -> None:
+        """Recompute the state columns from the current channel_context."""
+        from reviewapp import states
+
+        for field, value in states.compute(self.channel_context, self.extracted_data).column_values().items():
+            setattr(self, field, value)
+
+    # Reading extracted_data defensively: it has no schema either.
+    def _extracted(self, *path: str) -> Any:
+        node: Any = self.extracted_data
+        for key in path:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return node
+
+    @property
+    def supplier_name(self) -> str | None:
+        value = self._extracted("supplier", "name")
+        return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def total(self) -> float | int | None:
+        value = self._extracted("totals", "total")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    @property
+    def vat_amount(self) -> float | int | None:
+        value = self._extracted("totals", "vatAmount")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    @property
+    def currency(self) -> str:
+        value = self._extracted("invoice", "currency")
+        return value if isinstance(value, str) and value else "SEK"
+
+    @property
+    def invoice_date(self) -> str | None:
+        value = self._extracted("invoice", "invoiceDate")
+        return value if isinstance(value, str) and value else None
+
+
+DERIVED_FIELDS = (
+    "state_needs_answer",
+    "state_waiting_in_chat",
+    "state_denied",
+    "state_purpose_missing",
+    "state_answered",
+    "state_no_answers",
+    "state_malformed",
+    "open_question_type",
+    "open_question_asked_at",
+    "search_text",
+    "states_stale",
+)
+
+
+class ClarificationEvent(models.Model):
+    """The audit trail of questions asked, expired and answered. Append-only."""
+
+    ASKED = "ChannelQuestionAsked"
+    ANSWERED = "ChannelQuestionAnswered"
+    EXPIRED = "ChannelQuestionExpired"
+
+    class Channel(models.TextChoices):
+        WHATSAPP = "whatsapp", "WhatsApp"
+        APP = "app", _("App")
+
+    item = models.ForeignKey(InboxItem, on_delete=models.CASCADE, related_name="events")
+    event_type = models.CharField(max_length=60)
+    question_type = models.CharField(max_length=20, blank=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_label = models.CharField(max_length=200, blank=True)
+    channel = models.CharField(max_length=20, choices=Channel.choices)
+    payload = models.JSONField(default=dict, blank=True)
+    occurred_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["occurred_at", "id"]
+        indexes = [models.Index(fields=["item", "occurred_at"])]
+        verbose_name = _("clarification event")
+        verbose_name_plural = _("clarification events")
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.question_type} @ {self.occurred_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The audit trail is append-only: an existing event is never rewritten.
+        if not self._state.adding:
+            raise ValueError("ClarificationEvent is append-only")
+        super().save(*args, **kwargs)
+
+
+class ApiToken(models.Model):
+    """A personal API token for scripts. Only its SHA-256 is stored."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=12)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"
+
+
+class GoldenCase(models.Model):
+    """A QA-saved input with the outputs it rendered to when saved."""
+
+    name = models.CharField(max_length=200, unique=True)
+    input = models.JSONField()
+    expected = models.JSONField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("golden case")
+        verbose_name_plural = _("golden cases")
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,140 @@
+"""Clarification states of an inbox item, derived from ``clarifications``.
+
+The list filters and counts on these states in the database, so they are
+stored as columns on ``invoice_inbox_items``. The rule for every state lives
+here, in one place, and is computed from ``clarifications.analyse``: the same
+summary the prompt is rendered from, so the badge and the prompt can never
+disagree about what the human said.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any, Final
+
+import clarifications
+
+NEEDS_ANSWER: Final = "needs_answer"
+WAITING_IN_CHAT: Final = "waiting_in_chat"
+DENIED: Final = "denied"
+PURPOSE_MISSING: Final = "purpose_missing"
+ANSWERED: Final = "answered"
+NO_ANSWERS: Final = "no_answers"
+MALFORMED: Final = "malformed"
+
+# Display order: the bookkeeper's queue first.
+STATE_KEYS: Final = (NEEDS_ANSWER, WAITING_IN_CHAT, DENIED, PURPOSE_MISSING, ANSWERED, NO_ANSWERS, MALFORMED)
+STATE_FIELDS: Final = {key: f"state_{key}" for key in STATE_KEYS}
+
+QUESTION_TYPES: Final = ("representation", "context", "resend")
+
+
+@dataclass(frozen=True, slots=True)
+class ItemStates:
+    states: frozenset[str]
+    open_question_type: str | None
+    open_question_asked_at: dt.datetime | None
+    search_text: str
+
+    def column_values(self) -> dict[str, Any]:
+        """The InboxItem column values for these states (fresh, not stale)."""
+        values: dict[str, Any] = {field: key in self.states for key, field in STATE_FIELDS.items()}
+        values["open_question_type"] = self.open_question_type
+        values["open_question_asked_at"] = self.open_question_asked_at
+        values["search_text"] = self.search_text
+        values["states_stale"] = False
+        return values
+
+
+def states_of(analysis: clarifications.Analysis) -> frozenset[str]:
+    """Every state key that holds for one analysed channel_context.
+
+    An item can be in several: a denial with a context question moved to the
+    app is both ``denied`` and ``needs_answer``.
+    """
+    summary = analysis.summary
+    found: set[str] = set()
+    if analysis.problems:
+        found.add(MALFORMED)
+    if summary is None:
+        found.add(NO_ANSWERS)
+        return frozenset(found)
+    question = summary.open_question
+    if question is None:
+        found.add(ANSWERED)
+    elif question.status == "moved_to_app":
+        found.add(NEEDS_ANSWER)
+    elif question.status == "open":
+        found.add(WAITING_IN_CHAT)
+    if summary.representation_denied:
+        found.add(DENIED)
+    if summary.representation_purpose_missing:
+        found.add(PURPOSE_MISSING)
+    return frozenset(found)
+
+
+def parse_iso(value: object) -> dt.datetime | None:
+    """An ISO 8601 timestamp from the JSON, or None when it is not one.
+
+    ``"2026-11-28T09:00:00Z"`` parses; ``"yesterday"`` and ``12`` do not.
+    A timestamp without an offset is taken as UTC, as the chat intake writes UTC.
+    """
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.UTC)
+    return parsed
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def search_text_of(channel_context: object, extracted_data: object) -> str:
+    """Lower-cased text the list's free-text search looks in.
+
+    Supplier name, participant names and companies, purpose, note and the
+    context answer; never the caption, which nobody reviewed.
+    """
+    parts: list[str] = []
+    if isinstance(extracted_data, dict):
+        supplier = extracted_data.get("supplier")
+        if isinstance(supplier, dict):
+            parts.append(_text(supplier.get("name")))
+    if isinstance(channel_context, dict):
+        parts.append(_text(channel_context.get("user_note")))
+        answer = channel_context.get("context_answer")
+        if isinstance(answer, dict):
+            parts.append(_text(answer.get("raw_answer")))
+        rep = channel_context.get("representation")
+        if isinstance(rep, dict):
+            parts.append(_text(rep.get("purpose")))
+            people = rep.get("participants")
+            if isinstance(people, list):
+                for person in people:
+                    if isinstance(person, dict):
+                        parts.append(_text(person.get("name")))
+                        parts.append(_text(person.get("company")))
+    return " ".join(p.strip() for p in parts if p.strip()).lower()
+
+
+def compute(channel_context: object, extracted_data: object = None) -> ItemStates:
+    """The state columns for one row's channel_context and extracted_data."""
+    analysis = clarifications.analyse(channel_context)
+    question = analysis.summary.open_question if analysis.summary else None
+    asked_at = None
+    if question is not None and isinstance(channel_context, dict):
+        pending = channel_context.get("pending_question")
+        if isinstance(pending, dict):
+            asked_at = parse_iso(pending.get("asked_at"))
+    return ItemStates(
+        states=states_of(analysis),
+        open_question_type=question.type if question else None,
+        open_question_asked_at=asked_at,
+        search_text=search_text_of(channel_context, extracted_data),
+    )

@@ -1,0 +1,11 @@
+"""Placeholder: being built (see the issue for this screen)."""
+
+from django.http import HttpRequest, HttpResponse
+
+
+def inbox_list(request: HttpRequest, **kwargs: object) -> HttpResponse:
+    return HttpResponse("Not built yet", status=501)
+
+
+def api_item_list(request: HttpRequest, **kwargs: object) -> HttpResponse:
+    return HttpResponse("Not built yet", status=501)

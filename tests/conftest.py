@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import pytest
+from django.conf import settings as django_settings
+from django.db import connection
+from django.test import Client
+
+from reviewapp import roles
+from tests import factories
+
+
+@pytest.fixture(autouse=True)
+def _fast_and_local(settings, tmp_path):  # type: ignore[no-untyped-def]
+    # MD5 hashing keeps user creation fast; plain static storage needs no
+    # collectstatic manifest; uploads go to a throwaway folder.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.STORAGES = {
+        **django_settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture
+def bookkeeper(db):  # type: ignore[no-untyped-def]
+    return factories.make_user(roles.BOOKKEEPER, username="bea")
+
+
+@pytest.fixture
+def support(db):  # type: ignore[no-untyped-def]
+    return factories.make_user(roles.SUPPORT, username="sven")
+
+
+@pytest.fixture
+def qa(db):  # type: ignore[no-untyped-def]
+    return factories.make_user(roles.QA, username="qarin")
+
+
+def _client_for(user) -> Client:  # type: ignore[no-untyped-def]
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def bookkeeper_client(bookkeeper) -> Client:  # type: ignore[no-untyped-def]
+    return _client_for(bookkeeper)
+
+
+@pytest.fixture
+def support_client(support) -> Client:  # type: ignore[no-untyped-def]
+    return _client_for(support)
+
+
+@pytest.fixture
+def qa_client(qa) -> Client:  # type: ignore[no-untyped-def]
+    return _client_for(qa)
+
+
+@pytest.fixture
+def company(db):  # type: ignore[no-untyped-def]
+    return factories.make_company()
+
+
+def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
+    # PostgreSQL-only tests are skipped with a visible reason on SQLite; CI
+    # runs the suite a second time on PostgreSQL where they must all run.
+    if django_settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        return
+    skip = pytest.mark.skip(reason="needs PostgreSQL: run with DATABASE_URL=postgres://...")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def on_postgres() -> bool:
+    return connection.vendor == "postgresql"
