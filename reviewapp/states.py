@@ -13,6 +13,9 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Final
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 import clarifications
 
 NEEDS_ANSWER: Final = "needs_answer"
@@ -28,6 +31,28 @@ STATE_KEYS: Final = (NEEDS_ANSWER, WAITING_IN_CHAT, DENIED, PURPOSE_MISSING, ANS
 STATE_FIELDS: Final = {key: f"state_{key}" for key in STATE_KEYS}
 
 QUESTION_TYPES: Final = ("representation", "context", "resend")
+
+# One place for what each state is called on screen (the list, the item page
+# and the admin filter all use these). English source, Swedish through i18n.
+STATE_LABELS: Final[dict[str, Promise]] = {
+    NEEDS_ANSWER: _("Needs answer in app"),
+    WAITING_IN_CHAT: _("Waiting in WhatsApp"),
+    DENIED: _("Not representation"),
+    PURPOSE_MISSING: _("Purpose missing"),
+    ANSWERED: _("Answered"),
+    NO_ANSWERS: _("No answers"),
+    MALFORMED: _("Malformed"),
+}
+
+QUESTION_TYPE_LABELS: Final[dict[str, Promise]] = {
+    "representation": _("Representation (participants and purpose)"),
+    "context": _("What the purchase was for"),
+    "resend": _("A clearer photo"),
+}
+
+# How long the WhatsApp chat waits for an answer before the app owns the
+# question (the intake's TTL; after it the status becomes moved_to_app).
+CHAT_WINDOW: Final = dt.timedelta(hours=48)
 
 
 @dataclass(frozen=True, slots=True)
