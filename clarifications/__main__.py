@@ -1,0 +1,7 @@
+"""``python -m clarifications``: see ``clarifications.cli``."""
+
+import sys
+
+from clarifications.cli import main
+
+sys.exit(main())

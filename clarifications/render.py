@@ -1,0 +1,245 @@
+"""The three texts made from a channel_context: prompt lines, verifikat notes
+and the categorisation agent's view of one linked inbox underlag."""
+
+from typing import Final
+
+from clarifications import phrases as ph
+from clarifications.analyse import Reading, read, wrong_type
+from clarifications.flatten import flatten
+from clarifications.jstext import js_trim, js_trim_end, utf16_length, utf16_prefix
+from clarifications.model import Clarifications, OpenQuestion, Participant
+from clarifications.numbers import format_sv
+
+#: Cap on the verifikat notes line, in UTF-16 code units (JavaScript length).
+NOTES_MAX: Final = 220
+
+_WHAT: Final = {"representation": ph.ASK_REPRESENTATION, "resend": ph.ASK_RESEND}
+
+
+def _open_question_line(question: OpenQuestion, channel: str | None) -> str:
+    if channel == "whatsapp":
+        via = ph.WHATSAPP_LABEL
+    elif channel is None:
+        via = ph.MISSING_CHANNEL_LABEL
+    else:
+        # The reference prints the channel raw; flattening keeps the
+        # one-line guarantee and is the identity for every real channel.
+        via = flatten(channel)
+    what = _WHAT.get(question.type or "", ph.ASK_CONTEXT)
+    where = (ph.WHERE_MOVED_TO_APP if question.status == "moved_to_app" else ph.WHERE_OPEN).format(via=via)
+    return ph.OPEN_QUESTION_LINE.format(what=what, where=where)
+
+
+def render_lines(c: Clarifications | None) -> list[str]:
+    """The seed's ``renderClarificationLines``: Swedish prompt lines.
+
+    Every free-text value is flattened, so no line starts a markdown block or
+    spans two lines. A context answer identical to the note (after trimming)
+    is not repeated. ``render_lines(None)`` is ``[]``.
+    """
+    if c is None:
+        return []
+    lines: list[str] = []
+    representation = c.representation
+    if representation is not None:
+        names: list[str] = []
+        for participant in representation.participants:
+            name = flatten(participant.name)
+            company = flatten(participant.company) if participant.company else None
+            if company:
+                names.append(name + ph.COMPANY_OPEN + company + ph.COMPANY_CLOSE)
+            elif name:
+                names.append(name)
+        if names:
+            lines.append(ph.PARTICIPANTS_PREFIX + ph.PARTICIPANT_SEPARATOR.join(names))
+        if representation.purpose:
+            lines.append(ph.PURPOSE_PREFIX + flatten(representation.purpose))
+    if c.event_date:
+        lines.append(ph.EVENT_DATE_PREFIX + flatten(c.event_date))
+    if c.representation_purpose_missing:
+        lines.append(ph.PURPOSE_MISSING_LINE)
+    if c.representation_denied:
+        lines.append(ph.DENIED_LINE)
+    user_note = c.user_note
+    if user_note:
+        lines.append(ph.USER_NOTE_PREFIX + flatten(user_note))
+    answer = c.context_answer_raw
+    if answer and answer != user_note:
+        lines.append(ph.CONTEXT_ANSWER_PREFIX + flatten(answer))
+    if c.open_question is not None:
+        lines.append(_open_question_line(c.open_question, c.channel))
+    return lines
+
+
+def _note_name(participant: Participant) -> str:
+    name = js_trim(participant.name)
+    company = js_trim(participant.company) if participant.company else ""
+    return name + ph.COMPANY_OPEN + company + ph.COMPANY_CLOSE if company else name
+
+
+def _cap(line: str) -> str:
+    if utf16_length(line) <= NOTES_MAX:
+        return line
+    return js_trim_end(utf16_prefix(line, NOTES_MAX - 1)) + ph.NOTES_ELLIPSIS
+
+
+def _names_part(names: list[str], keep: int) -> str:
+    dropped = len(names) - keep
+    suffix = ph.NOTES_DROPPED.format(count=dropped) if dropped else ""
+    return ph.NOTES_REPRESENTATION_PREFIX + ph.PARTICIPANT_SEPARATOR.join(names[:keep]) + suffix
+
+
+def notes_from(reading: Reading) -> str | None:
+    """``renderChannelContextNotes(ctx, {includeCaption: true})``."""
+    names = [_note_name(p) for p in reading.participants]
+    purpose = reading.purpose
+    user_note = reading.user_note
+    if not names and not purpose and not user_note:
+        caption = reading.caption
+        return _cap(caption) if caption else None
+
+    tail_parts = []
+    if purpose:
+        tail_parts.append(ph.NOTES_PURPOSE_PREFIX + purpose)
+    if user_note:
+        tail_parts.append(user_note)
+    tail = ph.NOTES_SEPARATOR.join(tail_parts)
+    if not names:
+        return _cap(tail)
+
+    line = _names_part(names, len(names))
+    if tail:
+        line += ph.NOTES_SEPARATOR + tail
+    # Each code point is at most two UTF-16 units, so short lines fit as is.
+    if len(line) * 2 <= NOTES_MAX or utf16_length(line) <= NOTES_MAX:
+        return line
+
+    # Drop whole names from the end until the line fits, keeping at least
+    # one, as the reference does; lengths are summed instead of rebuilding
+    # the line per attempt so a record with thousands of names stays linear.
+    fixed = len(ph.NOTES_REPRESENTATION_PREFIX) + (len(ph.NOTES_SEPARATOR) + utf16_length(tail) if tail else 0)
+    widths = [utf16_length(n) for n in names]
+    separator = len(ph.PARTICIPANT_SEPARATOR)
+    running = sum(widths) + separator * (len(names) - 1)
+    for keep in range(len(names) - 1, 0, -1):
+        running -= widths[keep] + separator
+        dropped = len(ph.NOTES_DROPPED.format(count=len(names) - keep))
+        if fixed + running + dropped <= NOTES_MAX:
+            break
+    else:
+        keep = 1
+    line = _names_part(names, keep)
+    if tail:
+        line += ph.NOTES_SEPARATOR + tail
+    return _cap(line)
+
+
+def render_notes(channel_context: object) -> str | None:
+    """The one-line verifikat text for the same record, or None.
+
+    ``Representation: <names> · Syfte: <purpose> · <note>``; without names,
+    purpose and note, the trimmed caption alone. Capped at 220 UTF-16 units,
+    first by dropping whole names (``… och 3 till``), then by cutting to 219
+    units plus ``…``. Not flattened: it is voucher text, not a prompt. A
+    denial by itself gives None.
+
+    Like the reference, a cut that falls inside an astral character keeps a
+    lone high surrogate (``"…\\ud83d…"``); encode with ``surrogatepass`` or
+    escape it before writing the text anywhere that demands valid UTF-8.
+    """
+    return notes_from(read(channel_context))
+
+
+def _optional(container: dict[str, object], key: str, path: str, problems: list[str]) -> dict[str, object] | None:
+    value = container.get(key)
+    if isinstance(value, dict):
+        return value
+    if value is not None:
+        problems.append(wrong_type(path, "an object", value))
+    return None
+
+
+def _optional_text(container: dict[str, object] | None, key: str, path: str, problems: list[str]) -> str | None:
+    if container is None:
+        return None
+    value = container.get(key)
+    if isinstance(value, str):
+        return value
+    if value is not None:
+        problems.append(wrong_type(path, "a string", value))
+    return None
+
+
+def _optional_amount(container: dict[str, object] | None, key: str, path: str, problems: list[str]) -> str | None:
+    if container is None:
+        return None
+    value = container.get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return format_sv(value)
+    if value is not None:
+        problems.append(wrong_type(path, "a number", value))
+    return None
+
+
+def agent_bullet(document_id: object, extracted_data: object, problems: list[str]) -> str:
+    """The ``  • invoice_inbox: …`` line; problems are appended, ``item.``-pathed.
+
+    Extracted data is machine output shown as the reference shows it: not
+    flattened. An empty currency string is kept (``total=5 ``), because the
+    reference defaults only a missing one (``currency ?? 'SEK'``).
+    """
+    parts: list[str] = []
+    if isinstance(document_id, str):
+        if document_id:
+            parts.append(ph.AGENT_DOCUMENT_ID + document_id)
+    elif document_id is not None:
+        problems.append(wrong_type("item.document_id", "a string", document_id))
+
+    data: dict[str, object] | None = None
+    if isinstance(extracted_data, dict):
+        data = extracted_data
+    elif extracted_data is not None:
+        problems.append(wrong_type("item.extracted_data", "an object", extracted_data))
+    supplier = invoice = totals = None
+    if data is not None:
+        supplier = _optional(data, "supplier", "item.extracted_data.supplier", problems)
+        invoice = _optional(data, "invoice", "item.extracted_data.invoice", problems)
+        totals = _optional(data, "totals", "item.extracted_data.totals", problems)
+
+    supplier_name = _optional_text(supplier, "name", "item.extracted_data.supplier.name", problems)
+    if supplier_name:
+        parts.append(ph.AGENT_SUPPLIER + supplier_name)
+    date = _optional_text(invoice, "invoiceDate", "item.extracted_data.invoice.invoiceDate", problems)
+    if date:
+        parts.append(ph.AGENT_DATE + date)
+    currency = _optional_text(invoice, "currency", "item.extracted_data.invoice.currency", problems)
+    if currency is None:
+        currency = ph.AGENT_DEFAULT_CURRENCY
+    total = _optional_amount(totals, "total", "item.extracted_data.totals.total", problems)
+    if total is not None:
+        parts.append(ph.AGENT_TOTAL + total + " " + currency)
+    vat = _optional_amount(totals, "vatAmount", "item.extracted_data.totals.vatAmount", problems)
+    if vat is not None:
+        parts.append(ph.AGENT_VAT + vat + " " + currency)
+    return ph.AGENT_BULLET_PREFIX + (ph.AGENT_PART_SEPARATOR.join(parts) if parts else ph.AGENT_NO_DATA)
+
+
+def agent_view(bullet: str, lines: list[str]) -> list[str]:
+    """Bullet, indented clarification lines, and the guidance only if any."""
+    if not lines:
+        return [bullet]
+    view = [bullet]
+    view.extend([ph.AGENT_CLARIFICATION_INDENT + line for line in lines])
+    view.append("")
+    view.append(ph.AGENT_GUIDANCE)
+    return view
+
+
+def render_agent_view(document_id: object, extracted_data: object, channel_context: object) -> list[str]:
+    """What the categorisation agent is shown for one linked inbox underlag.
+
+    The guidance paragraph is gated on rendered lines, not on the context
+    being present: a context holding only a caption renders the bare bullet.
+    """
+    bullet = agent_bullet(document_id, extracted_data, [])
+    return agent_view(bullet, render_lines(read(channel_context).summary()))
