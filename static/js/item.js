@@ -1,0 +1,56 @@
+// Item page: copy the agent view exactly, and j/k for the next/previous item
+// in the list the user came from. The page works without this file: the
+// copy button stays hidden and the prev/next links are ordinary links.
+(function () {
+  "use strict";
+
+  function setupCopy(button) {
+    var source = document.getElementById(button.getAttribute("data-copy-from"));
+    var status = button.parentElement.querySelector(".copy-status");
+    if (!source || !navigator.clipboard || !window.isSecureContext) {
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      // textContent is exactly the text the model receives: the browser
+      // dropped only the newline the template puts right after <pre>.
+      navigator.clipboard.writeText(source.textContent).then(
+        function () {
+          if (status) status.textContent = status.getAttribute("data-copied-text");
+        },
+        function () {
+          if (status) status.textContent = status.getAttribute("data-failed-text");
+        }
+      );
+    });
+  }
+
+  function isTyping(target) {
+    if (!target || !target.closest) return false;
+    return Boolean(target.closest("input, textarea, select, [contenteditable]"));
+  }
+
+  function setupKeys() {
+    document.addEventListener("keydown", function (event) {
+      if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (isTyping(event.target)) return;
+      var rel = event.key === "j" ? "next" : event.key === "k" ? "prev" : null;
+      if (!rel) return;
+      var link = document.querySelector('.item-nav a[data-nav="' + rel + '"]');
+      if (!link) return;
+      event.preventDefault();
+      window.location.assign(link.href);
+    });
+  }
+
+  function init() {
+    document.querySelectorAll("button[data-copy-from]").forEach(setupCopy);
+    setupKeys();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
