@@ -1,6 +1,20 @@
+from typing import Any
+
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def _create_cache_table(**kwargs: Any) -> None:
+    # The database cache (login throttling) needs its table; creating it with
+    # every migrate means no set-up step can forget it. It is idempotent.
+    from django.core.management import call_command
+
+    call_command("createcachetable", database=kwargs.get("using", "default"), verbosity=0)
 
 
 class ReviewappConfig(AppConfig):
     name = "reviewapp"
     verbose_name = "Clarification review"
+
+    def ready(self) -> None:
+        post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="reviewapp-createcachetable")

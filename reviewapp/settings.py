@@ -76,6 +76,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so every response (redirects and errors too) and every log line carries the id.
+    "reviewapp.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -123,7 +125,28 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# DB_POOL=1 uses psycopg's connection pool (PostgreSQL only) instead of
+# persistent connections; worth it with threaded workers or many processes.
+if envbool("DB_POOL", False):
+    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DB_POOL=1 needs a PostgreSQL DATABASE_URL.")
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool replaces persistent connections
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": envint("DB_POOL_MIN_SIZE", 1),
+        "max_size": envint("DB_POOL_MAX_SIZE", 4),
+        "timeout": envint("DB_POOL_TIMEOUT", 10),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# The cache is the database, so every process and host behind the load
+# balancer shares it (login throttling counts failures here). Its table is
+# created by `migrate` (see ReviewappConfig.ready) and by `createcachetable`.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "reviewapp_cache",
+    }
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -132,6 +155,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
+# After this many failed logins for one username from one address within the
+# window (seconds), further attempts are refused until the window ends.
+LOGIN_THROTTLE_ATTEMPTS = envint("LOGIN_THROTTLE_ATTEMPTS", 5)
+LOGIN_THROTTLE_WINDOW = envint("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Behind a proxy: the META key of the header it puts the client address in
+# (e.g. HTTP_X_REAL_IP); empty means REMOTE_ADDR.
+LOGIN_THROTTLE_IP_HEADER = os.environ.get("LOGIN_THROTTLE_IP_HEADER", "")
 LOGIN_REDIRECT_URL = "inbox"
 LOGOUT_REDIRECT_URL = "login"
 
@@ -185,15 +215,27 @@ SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
 if envbool("SECURE_PROXY_SSL_HEADER", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+# `check --deploy` must report nothing; these two warnings are decisions, not oversights:
+# - W019: X-Frame-Options is SAMEORIGIN (not DENY) because the item page embeds
+#   the receipt PDF from our own origin; other origins still cannot frame us.
+# - W021: HSTS preload commits the whole domain and its subdomains to the
+#   browsers' preload list; that is the company's call (SECURE_HSTS_PRELOAD=1).
+SILENCED_SYSTEM_CHECKS = ["security.W019", "security.W021"]
+
 # Upload and body limits: a receipt photo fits, a runaway client does not.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 RECEIPT_UPLOAD_MAX_BYTES = envint("RECEIPT_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
 
+# Every line carries the request id (also sent back in X-Request-ID and shown
+# on the 500 page), so a user's report leads to the traceback in the log.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"request_id": {"()": "reviewapp.request_id.RequestIdFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import answers, inbox, items, preview
+from reviewapp.views import accounts, answers, inbox, items, preview
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
@@ -12,13 +12,19 @@ urlpatterns = [
     path("items/<uuid:item_id>/answer/preview/", answers.answer_preview, name="item_answer_preview"),
     path("preview/", preview.preview_page, name="preview"),
     path("preview/cases/", preview.golden_case_list, name="golden_cases"),
+    path("preview/cases/new/", preview.golden_case_create, name="golden_case_create"),
     path("preview/cases/<int:case_id>/", preview.golden_case_detail, name="golden_case_detail"),
     path("api/items", inbox.api_item_list, name="api_items"),
     path("api/items/<uuid:item_id>", items.api_item_detail, name="api_item"),
     path("api/items/<uuid:item_id>/answer", answers.api_answer, name="api_item_answer"),
     path("api/preview", preview.api_preview, name="api_preview"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", accounts.login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+# Failed admin logins count against the same throttle as the app's login.
+admin.site.login_form = accounts.AdminLoginForm
+# The 500 page shows the request id; Django's default renders it without context.
+handler500 = "reviewapp.views.errors.server_error"

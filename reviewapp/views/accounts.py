@@ -1,0 +1,72 @@
+"""Log in, with throttling of repeated failures (see reviewapp.throttle)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.utils.translation import ngettext
+
+from reviewapp import throttle
+
+logger = logging.getLogger(__name__)
+
+
+class ThrottledLoginMixin:
+    """Claims an attempt before the password is checked; refuses when the budget is spent."""
+
+    request: Any
+    cleaned_data: dict[str, Any]
+    throttled: bool = False
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is None or not password or self.request is None:
+            return super().clean()  # type: ignore[misc,no-any-return]
+        address = throttle.client_address(self.request)
+        verdict = throttle.claim_attempt(username, address)
+        if not verdict.allowed:
+            self.throttled = True
+            logger.warning("login throttled for username %r from %s", username, address)
+            minutes = verdict.retry_after_minutes
+            raise ValidationError(
+                ngettext(
+                    "Too many failed login attempts. Try again in %(minutes)d minute.",
+                    "Too many failed login attempts. Try again in %(minutes)d minutes.",
+                    minutes,
+                ),
+                code="throttled",
+                params={"minutes": minutes},
+            )
+        cleaned = super().clean()  # type: ignore[misc]
+        throttle.forget_attempts(username, address)
+        return cleaned  # type: ignore[no-any-return]
+
+
+class LoginForm(ThrottledLoginMixin, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    pass
+
+
+class LoginView(auth_views.LoginView):
+    form_class = LoginForm
+
+    def form_invalid(self, form: Any) -> HttpResponse:
+        response = super().form_invalid(form)
+        if getattr(form, "throttled", False):
+            # 429 tells scripts and monitoring what happened; the page still
+            # explains it to the person in words.
+            response.status_code = 429
+        return response
+
+
+login_view = LoginView.as_view()
