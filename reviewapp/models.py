@@ -52,17 +52,19 @@ class InboxItem(models.Model):
     updated_at = models.DateTimeField(default=timezone.now, db_default=Now())
 
     # --- Derived from channel_context by clarifications.analyse (ours). ---
-    state_needs_answer = models.BooleanField(default=False)
-    state_waiting_in_chat = models.BooleanField(default=False)
-    state_denied = models.BooleanField(default=False)
-    state_purpose_missing = models.BooleanField(default=False)
-    state_answered = models.BooleanField(default=False)
-    state_no_answers = models.BooleanField(default=True)
-    state_malformed = models.BooleanField(default=False)
+    # db_default on each: another program's INSERT does not know these
+    # columns, and its rows arrive stale anyway (see states_stale).
+    state_needs_answer = models.BooleanField(default=False, db_default=False)
+    state_waiting_in_chat = models.BooleanField(default=False, db_default=False)
+    state_denied = models.BooleanField(default=False, db_default=False)
+    state_purpose_missing = models.BooleanField(default=False, db_default=False)
+    state_answered = models.BooleanField(default=False, db_default=False)
+    state_no_answers = models.BooleanField(default=True, db_default=True)
+    state_malformed = models.BooleanField(default=False, db_default=False)
     open_question_type = models.CharField(max_length=20, null=True, blank=True)
     open_question_asked_at = models.DateTimeField(null=True, blank=True)
     # Lower-cased supplier, participant names, purpose and note for search.
-    search_text = models.TextField(default="", blank=True)
+    search_text = models.TextField(default="", blank=True, db_default="")
     # True when channel_context changed after the state columns were last
     # computed. A row written by another program (raw SQL) arrives stale: the
     # database default and trigger set it; the app recomputes before it reads.
@@ -73,6 +75,35 @@ class InboxItem(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = _("inbox item")
         verbose_name_plural = _("inbox items")
+        # The list's read paths at a million rows (EXPLAIN plans: bench/README-list.md).
+        # Every list order ends in id, so each index does too. One partial
+        # index per state serves both "newest first within a state" (scanned
+        # backwards) and that state's count (an index-only scan over just its
+        # rows). The trigram index for search is PostgreSQL-only and lives in
+        # migration 0003, as do the triggers that mark raw-SQL changes stale.
+        indexes = [
+            models.Index(fields=["created_at", "id"], name="inbox_received_idx"),
+            models.Index(fields=["company", "created_at", "id"], name="inbox_company_received_idx"),
+            models.Index(fields=["open_question_asked_at", "created_at", "id"], name="inbox_question_age_idx"),
+            # Holds only stale rows, so "is anything stale?" costs nothing.
+            models.Index(fields=["id"], name="inbox_stale_idx", condition=models.Q(states_stale=True)),
+            *(
+                models.Index(
+                    fields=["created_at", "id"],
+                    name=f"inbox_{key}_idx",
+                    condition=models.Q(**{f"state_{key}": True}),
+                )
+                for key in (
+                    "needs_answer",
+                    "waiting_in_chat",
+                    "denied",
+                    "purpose_missing",
+                    "answered",
+                    "no_answers",
+                    "malformed",
+                )
+            ),
+        ]
         permissions = [
             ("answer_question", "Can answer questions moved to the app"),
             ("view_raw_context", "Can see the raw channel_context"),

@@ -157,9 +157,12 @@ def compute(channel_context: object, extracted_data: object = None) -> ItemState
         pending = channel_context.get("pending_question")
         if isinstance(pending, dict):
             asked_at = parse_iso(pending.get("asked_at"))
+    # An unknown type string (reported in problems, so the row is also
+    # malformed) is not stored: the column holds only types the filter offers.
+    question_type = question.type if question is not None and question.type in QUESTION_TYPES else None
     return ItemStates(
         states=states_of(analysis),
-        open_question_type=question.type if question else None,
+        open_question_type=question_type,
         open_question_asked_at=asked_at,
         search_text=search_text_of(channel_context, extracted_data),
     )

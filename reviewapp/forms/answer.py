@@ -1,0 +1,308 @@
+"""The answer forms on the item page: one per question type.
+
+The forms only turn posted fields into an ``answers.Answer``; every rule
+lives in ``answers.validate``, which the JSON API goes through too. Errors
+come back keyed by answer path (``participants.2.name``) and are put under
+the field they belong to.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from django import forms
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.translation import gettext_lazy as _
+
+from reviewapp import answers
+from reviewapp.answers import Answer, AnswerInvalid
+
+# The buttons' ``action`` values.
+SAVE: Final = "save"
+DENY: Final = "deny"
+ADD_ROW: Final = "add_row"
+
+# Bound formsets never build more rows than this, whatever TOTAL_FORMS says;
+# beyond MAX_PARTICIPANTS the answer is refused with a message anyway.
+ABSOLUTE_MAX_ROWS: Final = 100
+
+
+def _text_input(max_length: int, **attrs: Any) -> forms.TextInput:
+    return forms.TextInput(attrs={"maxlength": max_length, "autocomplete": "off", **attrs})
+
+
+class AnswerFormMixin:
+    """What the view needs from every answer form."""
+
+    question: str
+    answer: Answer | None = None
+    # Errors that belong to no single field (e.g. "at most 20 participants").
+    group_errors: list[str]
+
+    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+        raise NotImplementedError
+
+    def make_readonly(self) -> None:
+        """Show what was typed without offering to save it (the conflict view)."""
+        for form in self.all_forms():
+            for bound in form:
+                bound.field.widget.attrs["readonly"] = True
+                if isinstance(bound.field.widget, forms.FileInput | forms.RadioSelect | forms.CheckboxInput):
+                    bound.field.widget.attrs["disabled"] = True
+
+    def all_forms(self) -> list[forms.Form]:
+        return [self]  # type: ignore[list-item]
+
+
+class ParticipantForm(forms.Form):
+    name = forms.CharField(label=_("Name"), required=False, strip=False, widget=_text_input(answers.MAX_NAME_LENGTH))
+    company = forms.CharField(
+        label=_("Company (optional)"),
+        required=False,
+        strip=False,
+        widget=_text_input(answers.MAX_COMPANY_LENGTH),
+    )
+
+    @property
+    def is_blank(self) -> bool:
+        """A row left entirely empty (the spare row): not a participant."""
+        data = getattr(self, "cleaned_data", {})
+        return not data.get("name") and not data.get("company")
+
+
+class BaseParticipantFormSet(forms.BaseFormSet):  # type: ignore[type-arg]
+    def rows(self) -> list[ParticipantForm]:
+        """The rows that name someone: not removed, not left blank."""
+        kept = []
+        for form in self.forms:
+            if not hasattr(form, "cleaned_data") or form.cleaned_data.get("DELETE") or form.is_blank:
+                continue
+            kept.append(form)
+        return kept
+
+
+ParticipantFormSet = forms.formset_factory(
+    ParticipantForm,
+    formset=BaseParticipantFormSet,
+    extra=0,
+    can_delete=True,
+    max_num=answers.MAX_PARTICIPANTS,
+    absolute_max=ABSOLUTE_MAX_ROWS,
+)
+
+
+class RepresentationForm(AnswerFormMixin, forms.Form):
+    """Participants, purpose and event date; or the denial button."""
+
+    question = answers.REPRESENTATION
+    purpose = forms.CharField(
+        label=_("Purpose"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3, "maxlength": answers.MAX_PURPOSE_LENGTH}),
+        help_text=_("Why the meal was held, for example a contract negotiation."),
+    )
+    event_date = forms.CharField(
+        label=_("Event date (optional)"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("YYYY-MM-DD, when it differs from the receipt."),
+    )
+
+    def __init__(
+        self,
+        data: Any = None,
+        files: Any = None,
+        *,
+        channel_context: object = None,
+        action: str = SAVE,
+        extra_rows: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        initial, rows = _representation_initial(channel_context)
+        super().__init__(data, files, initial=initial, **kwargs)
+        self.action = action
+        self.group_errors = []
+        if data is None:
+            # One spare row to type into; a half answer's people come first.
+            self.participants = ParticipantFormSet(prefix="participants", initial=rows)
+            self.participants.extra = 1 + extra_rows
+        else:
+            self.participants = ParticipantFormSet(data, prefix="participants")
+
+    def all_forms(self) -> list[forms.Form]:
+        return [self, *self.participants.forms]
+
+    def is_valid(self, *, complete: bool = True) -> bool:
+        own_ok = super().is_valid()
+        if self.action == DENY:
+            # "Not representation" settles it whatever rows are on screen
+            # (often the half answer the form was prefilled with).
+            self.answer = answers.RepresentationAnswer(denied=True)
+            return own_ok
+        rows_ok = self.participants.is_valid()
+        if not rows_ok:
+            self.group_errors.extend(str(e) for e in self.participants.non_form_errors())
+        if not (own_ok and rows_ok):
+            return False
+        self._rows = self.participants.rows()
+        answer = answers.RepresentationAnswer(
+            participants=tuple(
+                answers.ParticipantInput(name=row.cleaned_data["name"], company=row.cleaned_data["company"] or None)
+                for row in self._rows
+            ),
+            purpose=self.cleaned_data["purpose"],
+            event_date=self.cleaned_data["event_date"],
+        )
+        try:
+            self.answer = answers.validate(answer, complete=complete)
+        except AnswerInvalid as invalid:
+            self.apply_errors(invalid.errors)
+            return False
+        return True
+
+    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+        rows = getattr(self, "_rows", [])
+        for key, messages in errors.items():
+            parts = key.split(".")
+            if parts[0] == "participants" and len(parts) == 3 and parts[1].isdigit() and int(parts[1]) < len(rows):
+                for message in messages:
+                    rows[int(parts[1])].add_error(parts[2], message)
+            elif key in ("purpose", "event_date"):
+                for message in messages:
+                    self.add_error(key, message)
+            else:
+                self.group_errors.extend(messages)
+
+    def typed_rows(self) -> list[dict[str, str]]:
+        """The rows as typed, for re-showing them with one more (no JavaScript)."""
+        rows = []
+        for form in self.participants.forms:
+            name = form.data.get(form.add_prefix("name"), "")
+            company = form.data.get(form.add_prefix("company"), "")
+            if form.data.get(form.add_prefix("DELETE")):
+                continue
+            rows.append({"name": name, "company": company})
+        return rows
+
+
+def _representation_initial(ctx: object) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """What a half answer already holds: its people, purpose and date."""
+    rep = ctx.get("representation") if isinstance(ctx, dict) else None
+    if not isinstance(rep, dict) or rep.get("denied") is True:
+        return {}, []
+    rows = []
+    people = rep.get("participants")
+    for person in people if isinstance(people, list) else []:
+        if isinstance(person, dict) and isinstance(person.get("name"), str) and person["name"].strip():
+            company = person.get("company")
+            rows.append({"name": person["name"], "company": company if isinstance(company, str) else ""})
+    initial = {}
+    for key in ("purpose", "event_date"):
+        if isinstance(rep.get(key), str):
+            initial[key] = rep[key]
+    return initial, rows
+
+
+def representation_form_with_extra_row(form: RepresentationForm, channel_context: object) -> RepresentationForm:
+    """The same typed values, unbound, with one more empty row (no JavaScript)."""
+    rows = form.typed_rows()
+    fresh = RepresentationForm(channel_context=None)
+    fresh.initial = {"purpose": form.data.get("purpose", ""), "event_date": form.data.get("event_date", "")}
+    fresh.participants = ParticipantFormSet(prefix="participants", initial=rows)
+    fresh.participants.extra = 1
+    return fresh
+
+
+class ContextForm(AnswerFormMixin, forms.Form):
+    question = answers.CONTEXT
+    text = forms.CharField(
+        label=_("What was the purchase for?"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 4, "maxlength": answers.MAX_TEXT_LENGTH}),
+        help_text=_("Saved as the note on the receipt, in the customer's words where you have them."),
+    )
+
+    def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
+        super().__init__(data, files, **kwargs)
+        self.group_errors = []
+
+    def is_valid(self, *, complete: bool = True) -> bool:
+        if not super().is_valid():
+            return False
+        try:
+            self.answer = answers.validate(answers.ContextAnswer(text=self.cleaned_data["text"]), complete=complete)
+        except AnswerInvalid as invalid:
+            self.apply_errors(invalid.errors)
+            return False
+        return True
+
+    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+        for key, messages in errors.items():
+            for message in messages:
+                if key == "text":
+                    self.add_error("text", message)
+                else:
+                    self.group_errors.append(message)
+
+
+class ResendForm(AnswerFormMixin, forms.Form):
+    question = answers.RESEND
+    choice = forms.ChoiceField(
+        label=_("What settles it?"),
+        choices=[
+            ("upload", _("Upload a sharper file (JPEG, PNG or PDF)")),
+            ("readable", _("The current document is readable")),
+        ],
+        widget=forms.RadioSelect,
+        error_messages={"required": _("Choose one: upload a new file, or declare the current document readable.")},
+    )
+    file = forms.FileField(
+        label=_("Sharper file"),
+        required=False,
+        widget=forms.FileInput(attrs={"accept": "image/jpeg,image/png,application/pdf"}),
+        help_text=_("Becomes a new item for the same company; this one is marked as replaced."),
+    )
+
+    def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
+        super().__init__(data, files, **kwargs)
+        self.group_errors = []
+
+    def is_valid(self, *, complete: bool = True) -> bool:
+        if not super().is_valid():
+            return False
+        upload: UploadedFile | None = self.cleaned_data.get("file") or None
+        readable = self.cleaned_data["choice"] == "readable"
+        try:
+            self.answer = answers.validate(answers.ResendAnswer(readable=readable, upload=upload), complete=complete)
+        except AnswerInvalid as invalid:
+            self.apply_errors(invalid.errors)
+            return False
+        return True
+
+    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+        for key, messages in errors.items():
+            for message in messages:
+                if key == "file":
+                    self.add_error("file", message)
+                elif key == "readable":
+                    self.add_error("choice", message)
+                else:
+                    self.group_errors.append(message)
+
+
+FORMS: Final[dict[str, type[RepresentationForm | ContextForm | ResendForm]]] = {
+    answers.REPRESENTATION: RepresentationForm,
+    answers.CONTEXT: ContextForm,
+    answers.RESEND: ResendForm,
+}
+
+
+def answer_form(
+    question: str, *, channel_context: object, data: Any = None, files: Any = None, action: str = SAVE
+) -> RepresentationForm | ContextForm | ResendForm:
+    """The form for ``question``: bound to ``data`` when given, else prefilled."""
+    if question == answers.REPRESENTATION:
+        return RepresentationForm(data, files, channel_context=channel_context, action=action)
+    return FORMS[question](data, files, channel_context=channel_context)

@@ -1,0 +1,101 @@
+"""The inbox list's query string, validated like any other form.
+
+The same form reads the page's, the API's and the item page's (previous/next)
+query strings, so a shared link means the same thing everywhere. A bad value
+becomes an error under its field and the list falls back to the default for
+that one field; it never becomes a 500.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Final
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from reviewapp import states
+from reviewapp.models import Company
+
+# Sort keys as they appear in URLs.
+SORT_RECEIVED: Final = "received"  # newest received first (the default)
+SORT_OLDEST: Final = "oldest"  # oldest received first
+SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first: the bookkeeper's queue
+SORT_CHOICES: Final = (
+    (SORT_RECEIVED, _("Newest first")),
+    (SORT_OLDEST, _("Oldest first")),
+    (SORT_QUESTION_AGE, _("Oldest open question first")),
+)
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 500
+# OFFSET pagination costs grow with depth; past this a narrower filter or the
+# other sort direction is the way in (page 2 000 of 50 is 100 000 rows deep).
+MAX_PAGE: Final = 2000
+PAGE_SIZE_CHOICES: Final = (25, 50, 100, 200, 500)
+
+
+class InboxFilterForm(forms.Form):
+    state = forms.MultipleChoiceField(
+        label=_("State"),
+        choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Items in every ticked state."),
+    )
+    type = forms.ChoiceField(
+        label=_("Open question"),
+        choices=[("", _("Any")), *((key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES)],
+        required=False,
+    )
+    company = forms.ModelChoiceField(
+        label=_("Company"),
+        queryset=Company.objects.order_by("name", "id"),
+        required=False,
+        empty_label=_("All companies"),
+    )
+    received_from = forms.DateField(
+        label=_("Received from"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    received_to = forms.DateField(
+        label=_("Received to"), required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    q = forms.CharField(
+        label=_("Search"),
+        required=False,
+        max_length=200,
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+        help_text=_("Supplier, participant, purpose, note or item id."),
+    )
+    sort = forms.ChoiceField(label=_("Sort"), choices=SORT_CHOICES, required=False)
+    page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=MAX_PAGE)
+    page_size = forms.TypedChoiceField(
+        label=_("Per page"),
+        choices=[(n, str(n)) for n in PAGE_SIZE_CHOICES],
+        coerce=int,
+        required=False,
+        empty_value=None,
+    )
+
+    def __init__(self, *args: Any, max_page_size: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if max_page_size is not None:
+            # The API takes any size up to 500, not only the page's menu.
+            self.fields["page_size"] = forms.IntegerField(
+                label=_("Per page"), required=False, min_value=1, max_value=max_page_size
+            )
+
+    def clean_state(self) -> list[str]:
+        # Repeating a state is harmless; keep the URL's order, drop duplicates.
+        return list(dict.fromkeys(self.cleaned_data.get("state") or []))
+
+    def clean_q(self) -> str:
+        return " ".join((self.cleaned_data.get("q") or "").split())
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        start: dt.date | None = cleaned.get("received_from")
+        end: dt.date | None = cleaned.get("received_to")
+        if start and end and start > end:
+            self.add_error("received_to", _("The end date is before the start date."))
+        return cleaned

@@ -1,0 +1,454 @@
+"""The inbox list: filtering, facet counts, sorting, pagination, freshness.
+
+Filtering and counting happen in the database on the ``state_*`` columns
+(see ``reviewapp/states.py`` for what each state means and
+``migrations/0003_*`` for the indexes and the trigger). Those columns are a
+copy of what ``clarifications.analyse`` says about ``channel_context``, so
+every read path here first calls ``refresh_stale_states()``: rows another
+program changed with plain SQL were marked ``states_stale`` by the database
+trigger, and are recomputed before anybody filters on them.
+
+The page, the API, the item page's previous/next and the admin all go through
+these functions, so they cannot disagree about which items a link means.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from django.db import DatabaseError, connection, transaction
+from django.db.models import Count, F, OrderBy, Q, QuerySet
+from django.http import QueryDict
+from django.utils import timezone
+
+from reviewapp import states
+from reviewapp.forms.inbox import (
+    DEFAULT_PAGE_SIZE,
+    SORT_OLDEST,
+    SORT_QUESTION_AGE,
+    SORT_RECEIVED,
+    InboxFilterForm,
+)
+from reviewapp.models import DERIVED_FIELDS, InboxItem
+
+logger = logging.getLogger(__name__)
+
+
+# --- The query -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """One list view: filters, sort and page, already validated."""
+
+    states: tuple[str, ...] = ()
+    question_type: str | None = None
+    company_id: uuid.UUID | None = None
+    received_from: dt.date | None = None
+    received_to: dt.date | None = None
+    text: str = ""
+    sort: str = SORT_RECEIVED
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+
+    @classmethod
+    def from_form(cls, form: InboxFilterForm) -> ListQuery:
+        """The form's valid fields; an invalid field falls back to its default.
+
+        Django drops a field that failed validation from ``cleaned_data``, so
+        ``?state=nonsense&q=volvo`` still searches for "volvo".
+        """
+        form.is_valid()
+        data = form.cleaned_data
+        company = data.get("company")
+        return cls(
+            states=tuple(data.get("state") or ()),
+            question_type=data.get("type") or None,
+            company_id=company.pk if company is not None else None,
+            received_from=data.get("received_from"),
+            received_to=data.get("received_to"),
+            text=data.get("q") or "",
+            sort=data.get("sort") or SORT_RECEIVED,
+            page=data.get("page") or 1,
+            page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
+        )
+
+    @property
+    def is_filtered(self) -> bool:
+        return bool(
+            self.states or self.question_type or self.company_id or self.received_from or self.received_to or self.text
+        )
+
+
+def parse_list_query(query: QueryDict, *, max_page_size: int | None = None) -> ListQuery:
+    """The list query a query string means; invalid parameters become defaults."""
+    return ListQuery.from_form(InboxFilterForm(query, max_page_size=max_page_size))
+
+
+# --- Filtering --------------------------------------------------------------
+
+# Eight or more hex digits (dashes allowed) may be the start of an item id:
+# the list shows the first eight. Matched as a range on the primary key, so
+# it is an index lookup, not a LIKE over a cast.
+_ID_PREFIX = re.compile(r"^[0-9a-f-]{8,36}$")
+
+
+def _id_prefix_range(text: str) -> tuple[uuid.UUID, uuid.UUID] | None:
+    if not _ID_PREFIX.match(text):
+        return None
+    digits = text.replace("-", "")
+    if not 8 <= len(digits) <= 32:
+        return None
+    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+
+
+def search_condition(text: str) -> Q:
+    """Every word in ``search_text``, or an item id starting with ``text``.
+
+    ``search_text`` is stored lower-cased (``states.search_text_of``), so a
+    plain case-sensitive ``LIKE '%word%'`` on the lower-cased word is exact and
+    can use the trigram index on PostgreSQL.
+    """
+    words = text.lower().split()
+    condition = Q()
+    for word in words:
+        condition &= Q(search_text__contains=word)
+    id_range = _id_prefix_range(text.lower())
+    if id_range is not None:
+        condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
+    return condition
+
+
+def _start_of_day(day: dt.date) -> dt.datetime:
+    # Dates in the form are the user's calendar days, in the site's time zone.
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def filtered_items(query: ListQuery) -> QuerySet[InboxItem]:
+    """The items matching ``query``'s filters, unordered and unpaged."""
+    items = InboxItem.objects.all()
+    for key in query.states:
+        items = items.filter(**{states.STATE_FIELDS[key]: True})
+    if query.question_type:
+        items = items.filter(open_question_type=query.question_type)
+    if query.company_id:
+        items = items.filter(company_id=query.company_id)
+    if query.received_from:
+        items = items.filter(created_at__gte=_start_of_day(query.received_from))
+    if query.received_to:
+        items = items.filter(created_at__lt=_start_of_day(query.received_to + dt.timedelta(days=1)))
+    if query.text:
+        items = items.filter(search_condition(query.text))
+    return items.order_by()
+
+
+# --- Sorting ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    """One column of a sort order. NULL sorts after every value ascending
+    (PostgreSQL's default, made explicit so SQLite agrees), so ascending
+    indexes serve the bookkeeper's queue without a sort step."""
+
+    field: str
+    descending: bool = False
+    nullable: bool = False
+
+    def reversed(self) -> SortKey:
+        return replace(self, descending=not self.descending)
+
+    def order_by(self) -> OrderBy:
+        if self.descending:
+            return F(self.field).desc(nulls_first=True) if self.nullable else F(self.field).desc()
+        return F(self.field).asc(nulls_last=True) if self.nullable else F(self.field).asc()
+
+
+# Every order ends with the primary key so it is total: rows inserted in one
+# transaction share created_at, and previous/next must never skip or repeat.
+SORTS: Final[dict[str, tuple[SortKey, ...]]] = {
+    SORT_RECEIVED: (SortKey("created_at", descending=True), SortKey("id", descending=True)),
+    SORT_OLDEST: (SortKey("created_at"), SortKey("id")),
+    # Items without an open question come last, oldest received first.
+    SORT_QUESTION_AGE: (SortKey("open_question_asked_at", nullable=True), SortKey("created_at"), SortKey("id")),
+}
+
+
+def ordered(items: QuerySet[InboxItem], sort: str) -> QuerySet[InboxItem]:
+    return items.order_by(*(key.order_by() for key in SORTS[sort]))
+
+
+def _beyond(key: SortKey, value: Any) -> Q | None:
+    """Rows strictly after ``value`` in this key's direction (None: no row is)."""
+    if key.descending:
+        # Smaller values, and under NULLS-as-largest a NULL has every value after it.
+        if value is None:
+            return Q(**{f"{key.field}__isnull": False})
+        return Q(**{f"{key.field}__lt": value})
+    if value is None:
+        return None
+    after = Q(**{f"{key.field}__gt": value})
+    return after | Q(**{f"{key.field}__isnull": True}) if key.nullable else after
+
+
+def _equal(key: SortKey, value: Any) -> Q:
+    if value is None:
+        return Q(**{f"{key.field}__isnull": True})
+    return Q(**{key.field: value})
+
+
+def after_condition(keys: Sequence[SortKey], values: Sequence[Any]) -> Q | None:
+    """Keyset condition: rows strictly after ``values`` in the order ``keys``."""
+    alternatives: list[Q] = []
+    same_so_far = Q()
+    for key, value in zip(keys, values, strict=True):
+        beyond = _beyond(key, value)
+        if beyond is not None:
+            alternatives.append(same_so_far & beyond)
+        same_so_far &= _equal(key, value)
+    if not alternatives:
+        return None
+    condition = alternatives[0]
+    for alternative in alternatives[1:]:
+        condition |= alternative
+    return condition
+
+
+def _first_after(items: QuerySet[InboxItem], keys: Sequence[SortKey], item: InboxItem) -> InboxItem | None:
+    condition = after_condition(keys, [getattr(item, key.field) for key in keys])
+    if condition is None:
+        return None
+    return items.filter(condition).order_by(*(key.order_by() for key in keys)).select_related("company").first()
+
+
+def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, InboxItem | None]:
+    """The previous and next item in the list ``query`` describes.
+
+    ``query`` is the list's query string as the item page received it;
+    invalid parameters fall back to the defaults, ``page`` is ignored. The
+    position is read from ``item`` as passed in (its ``created_at`` and
+    ``open_question_asked_at``), and ``item`` need not match the filter any
+    more: called with the item as it was listed, just before answering its
+    question, ``neighbours(item, "state=needs_answer&sort=question_age")[1]``
+    is the next item in the bookkeeper's queue.
+    """
+    refresh_stale_states()
+    list_query = parse_list_query(query)
+    items = filtered_items(list_query).exclude(pk=item.pk)
+    keys = SORTS[list_query.sort]
+    previous = _first_after(items, [key.reversed() for key in keys], item)
+    following = _first_after(items, keys, item)
+    return previous, following
+
+
+# --- Counting and paging ----------------------------------------------------
+
+
+def facet_counts(query: ListQuery) -> tuple[int, dict[str, int]]:
+    """How many items match ``query``, and how many of them are in each state.
+
+    One aggregate query: ``COUNT(*) FILTER (WHERE state_x)`` per state on
+    PostgreSQL. A state's count is what the list would show with that state
+    ticked as well (states combine with AND).
+    """
+    aggregates: dict[str, Any] = {"_total": Count("pk")}
+    for key, column in states.STATE_FIELDS.items():
+        aggregates[key] = Count("pk", filter=Q(**{column: True}))
+    counts = filtered_items(query).aggregate(**aggregates)
+    total = counts.pop("_total")
+    return total, {key: counts[key] for key in states.STATE_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class OpenQuestionView:
+    type: str | None
+    status: str  # "open" (WhatsApp still owns it) or "moved_to_app"
+    asked_at: dt.datetime | None
+    window_ends_at: dt.datetime | None
+
+    @property
+    def owner(self) -> str:
+        return "app" if self.status == "moved_to_app" else "whatsapp"
+
+    @property
+    def type_label(self) -> str:
+        return str(states.QUESTION_TYPE_LABELS.get(self.type or "", self.type or "?"))
+
+    def time_left(self, now: dt.datetime) -> dt.timedelta | None:
+        """What is left of the chat's 48-hour window; None when unknown."""
+        if self.status != "open" or self.window_ends_at is None:
+            return None
+        return max(self.window_ends_at - now, dt.timedelta(0))
+
+
+def open_question_of(item: InboxItem) -> OpenQuestionView | None:
+    """The open question from the state columns (no JSON parsing needed)."""
+    if item.state_needs_answer:
+        status = "moved_to_app"
+    elif item.state_waiting_in_chat:
+        status = "open"
+    else:
+        return None
+    asked_at = item.open_question_asked_at
+    return OpenQuestionView(
+        type=item.open_question_type,
+        status=status,
+        asked_at=asked_at,
+        window_ends_at=asked_at + states.CHAT_WINDOW if asked_at else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    item: InboxItem
+    states: tuple[str, ...]
+    open_question: OpenQuestionView | None
+
+    @classmethod
+    def of(cls, item: InboxItem) -> Row:
+        return cls(
+            item=item,
+            states=tuple(key for key in states.STATE_KEYS if getattr(item, states.STATE_FIELDS[key])),
+            open_question=open_question_of(item),
+        )
+
+    @property
+    def badges(self) -> list[tuple[str, str]]:
+        return [(key, str(states.STATE_LABELS[key])) for key in self.states]
+
+
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    query: ListQuery
+    rows: list[Row]
+    count: int
+    facets: dict[str, int]
+    number: int
+    num_pages: int
+    page_size: int = field(default=DEFAULT_PAGE_SIZE)
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def start_index(self) -> int:
+        return (self.number - 1) * self.page_size + 1 if self.count else 0
+
+    @property
+    def end_index(self) -> int:
+        return min(self.number * self.page_size, self.count)
+
+
+def list_page(query: ListQuery) -> ListPage:
+    """One page of the list with its counts, in a fixed number of queries.
+
+    Queries: the stale check, the counts, the rows (with their company joined).
+    A page past the end shows the last page, as Django's ``Paginator.get_page``.
+    """
+    refresh_stale_states()
+    count, facets = facet_counts(query)
+    num_pages = max(1, -(-count // query.page_size))
+    number = min(query.page, num_pages)
+    offset = (number - 1) * query.page_size
+    items = ordered(filtered_items(query), query.sort).select_related("company")
+    rows = [Row.of(item) for item in items[offset : offset + query.page_size]]
+    return ListPage(
+        query=query,
+        rows=rows,
+        count=count,
+        facets=facets,
+        number=number,
+        num_pages=num_pages,
+        page_size=query.page_size,
+    )
+
+
+# --- Freshness --------------------------------------------------------------
+
+REFRESH_BATCH: Final = 500
+# How long a read waits for a row another transaction holds before showing
+# the page anyway (that row keeps its previous states until the next read).
+REFRESH_LOCK_WAIT_MS: Final = 2000
+
+
+def _recompute(rows: Iterable[InboxItem]) -> list[InboxItem]:
+    recomputed = []
+    for row in rows:
+        row.refresh_states()
+        recomputed.append(row)
+    return recomputed
+
+
+def _refresh_batch(limit: int, *, skip_locked: bool, lock_timeout_ms: int | None = None) -> int:
+    """Recompute up to ``limit`` stale rows in one short transaction.
+
+    Why a row lock and not only a conditional UPDATE: on PostgreSQL the rows
+    are read ``FOR UPDATE``, which returns the newest committed version of
+    each row and holds it until commit. A raw-SQL writer that changes
+    ``channel_context`` meanwhile waits for the lock, then writes, and the
+    trigger marks the row stale again, so states computed from the value we
+    read can never be left standing on a newer value. ``SKIP LOCKED`` lets
+    two page loads share the work instead of queueing on each other, and
+    never waits on a writer's open transaction (the caller retries those).
+    SQLite has no row locks but serialises write transactions: a writer that
+    committed after our read makes our write fail with "database is locked"
+    rather than succeed over it.
+    """
+    with transaction.atomic():
+        if lock_timeout_ms is not None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT set_config('lock_timeout', %s, true)", [str(lock_timeout_ms)])
+        stale = (
+            InboxItem.objects.filter(states_stale=True)
+            .select_for_update(skip_locked=skip_locked)
+            .only("id", "channel_context", "extracted_data")
+            .order_by()[:limit]
+        )
+        rows = _recompute(stale)
+        if rows:
+            # The UPDATE leaves channel_context alone, so the trigger stays quiet.
+            InboxItem.objects.bulk_update(rows, DERIVED_FIELDS)
+        if lock_timeout_ms is not None:
+            with connection.cursor() as cursor:
+                # Inside a caller's transaction the setting would outlive us.
+                cursor.execute("SET LOCAL lock_timeout = DEFAULT")
+    return len(rows)
+
+
+def refresh_stale_states(*, batch_size: int = REFRESH_BATCH) -> int:
+    """Recompute the state columns of every row marked stale; return how many.
+
+    When nothing is stale this is one index probe (a partial index holds only
+    stale rows). Work goes in batches of ``batch_size`` rows, each its own
+    transaction, so locks are held for milliseconds whatever the backlog.
+    """
+    stale = InboxItem.objects.filter(states_stale=True)
+    if not stale.exists():
+        return 0
+    done = 0
+    while True:
+        n = _refresh_batch(batch_size, skip_locked=True)
+        done += n
+        if n < batch_size:
+            break
+    if connection.vendor == "postgresql" and stale.exists():
+        # Rows another transaction held: usually a concurrent refresh that
+        # commits within milliseconds, or a writer mid-transaction. Wait a
+        # bounded time for them rather than show states we know are stale.
+        try:
+            while (n := _refresh_batch(batch_size, skip_locked=False, lock_timeout_ms=REFRESH_LOCK_WAIT_MS)) > 0:
+                done += n
+        except DatabaseError:
+            logger.warning("refresh_stale_states: rows still locked after %d ms", REFRESH_LOCK_WAIT_MS)
+    return done

@@ -1,0 +1,83 @@
+"""Previous/next within a list link: what the item page and the answer flow use."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.http import QueryDict
+
+from reviewapp.inbox import neighbours
+from reviewapp.models import InboxItem
+from tests import factories
+from tests.inbox.helpers import note, pending
+
+pytestmark = pytest.mark.django_db
+
+T0 = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
+
+
+def _at(hours: float, **extra: object) -> InboxItem:
+    return factories.make_item(created_at=T0 + dt.timedelta(hours=hours), **extra)
+
+
+def _walk(start: InboxItem, query: str, direction: int) -> list[InboxItem]:
+    seen = [start]
+    while True:
+        found = neighbours(seen[-1], QueryDict(query))[direction]
+        if found is None:
+            return seen
+        assert found not in seen, "walking the list must never repeat an item"
+        seen.append(found)
+
+
+def test_next_is_the_older_item_in_the_default_newest_first_list():
+    old, middle, new = _at(0), _at(1), _at(2)
+    assert neighbours(middle, QueryDict("")) == (new, old)
+    assert neighbours(new, QueryDict("")) == (None, middle)
+    assert neighbours(old, QueryDict("")) == (middle, None)
+
+
+def test_walking_next_and_previous_visits_every_item_once_even_with_equal_timestamps():
+    # Rows inserted in one transaction share created_at: the id breaks the tie.
+    items = [_at(1), _at(1), _at(1), _at(0), _at(2), _at(2)]
+    newest_first = list(InboxItem.objects.order_by("-created_at", "-id"))
+    assert set(newest_first) == set(items)
+    assert _walk(newest_first[0], "", 1) == newest_first
+    assert _walk(newest_first[-1], "", 0) == newest_first[::-1]
+
+
+def test_neighbours_stay_within_the_state_filter():
+    first = _at(0, channel_context=pending("moved_to_app"))
+    _at(1, channel_context=note("kontorsmaterial"))
+    last = _at(2, channel_context=pending("moved_to_app"))
+    assert neighbours(last, QueryDict("state=needs_answer")) == (None, first)
+
+
+def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last():
+    young = _at(0, channel_context=pending("moved_to_app", asked_at="2026-11-10T09:00:00Z"))
+    ancient = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
+    waiting = _at(2, channel_context=pending("open", asked_at="2026-11-05T09:00:00Z"))
+    unasked_old, unasked_new = _at(3, channel_context=note("a")), _at(4, channel_context=note("b"))
+    assert _walk(ancient, "sort=question_age", 1) == [ancient, waiting, young, unasked_old, unasked_new]
+    assert _walk(unasked_new, "sort=question_age", 0) == [unasked_new, unasked_old, young, waiting, ancient]
+    assert neighbours(young, QueryDict("sort=question_age&state=needs_answer")) == (ancient, None)
+
+
+def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed():
+    first = _at(0, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
+    second = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-02T09:00:00Z"))
+    as_listed = InboxItem.objects.get(pk=first.pk)
+    first.channel_context = note("answered in the app")
+    first.save()
+    assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"))[1] == second
+
+
+def test_invalid_parameters_fall_back_to_the_defaults():
+    old, new = _at(0), _at(1)
+    assert neighbours(old, QueryDict("state=bogus&sort=sideways&page=-3&company=not-a-uuid")) == (new, None)
+
+
+def test_the_page_parameter_does_not_limit_the_neighbours():
+    old, new = _at(0), _at(1)
+    assert neighbours(new, QueryDict("page=7&page_size=1")) == (None, old)
