@@ -17,6 +17,7 @@ from reviewapp import items, roles
 from reviewapp.api_auth import api_view
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import InboxItem
+from reviewapp.views import answers
 
 # Receipt files we show in the browser, recognised by their first bytes, not
 # their name: anything else is offered as a download so an uploaded HTML or
@@ -68,6 +69,8 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         "can_view_raw": _may(request, roles.VIEW_RAW),
         "can_preview": _may(request, roles.PREVIEW),
         "can_save_golden": _may(request, roles.SAVE_GOLDEN),
+        # The answer form under the open question (issue 6 owns it).
+        **answers.panel_context(item, request.user, list_query=request.GET.urlencode()),
     }
     return render(request, "items/detail.html", context)
 
