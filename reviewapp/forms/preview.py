@@ -49,7 +49,8 @@ class PreviewForm(forms.Form):
     @staticmethod
     def data_for(value: dict[str, Any]) -> dict[str, str]:
         """Form data that shows ``value`` (an input line) for editing."""
-        item = value.get("item") if isinstance(value.get("item"), dict) else {}
+        raw_item = value.get("item")
+        item: dict[str, Any] = raw_item if isinstance(raw_item, dict) else {}
         document_id = item.get("document_id")
         extracted = item.get("extracted_data")
         return {
@@ -81,16 +82,16 @@ class PreviewForm(forms.Form):
         return previews.case_input(data["channel_context"], data["document_id"], data["extracted_data"])
 
 
+def _example_choices() -> list[tuple[str, Any]]:
+    return [("", ""), *((e.slug, e.title) for e in previews.EXAMPLES)]
+
+
 class PreviewSourceForm(forms.Form):
     """The playground's query string: what to load into the editor."""
 
-    example = forms.ChoiceField(choices=[("", "")], required=False)
+    example = forms.ChoiceField(choices=_example_choices, required=False)
     item = forms.UUIDField(required=False)
     case = forms.IntegerField(required=False, min_value=1)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields["example"].choices = [("", ""), *((e.slug, e.title) for e in previews.EXAMPLES)]
 
 
 class GoldenCaseNameForm(forms.Form):

@@ -1,0 +1,53 @@
+"""python manage.py golden_import FILE [--replace]
+
+Reads JSON Lines in the format of ``../shared/golden/clarifications.jsonl``.
+All or nothing: a bad line, or a name already stored with different content
+(unless ``--replace``), stops the import before anything is written.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from reviewapp import previews
+
+
+class Command(BaseCommand):
+    help = "Load golden cases from a JSON Lines file ({name, input, expected} a line); '-' reads standard input."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", metavar="FILE", help="The JSON Lines file, or - for standard input.")
+        parser.add_argument(
+            "--replace", action="store_true", help="Overwrite cases whose name exists with different content."
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path = options["file"]
+        try:
+            if path == "-":
+                records = list(previews.read_jsonl(sys.stdin))
+            else:
+                with open(path, encoding="utf-8") as handle:
+                    records = list(previews.read_jsonl(handle))
+        except OSError as exc:
+            raise CommandError(f"{path}: {exc.strerror}") from None
+        except UnicodeDecodeError as exc:
+            raise CommandError(f"{path}: not UTF-8 ({exc.reason})") from None
+        except previews.InvalidCaseFile as exc:
+            raise CommandError(f"{path}: {exc}") from None
+        summary = previews.import_cases(records, replace=options["replace"])
+        if summary.conflicts:
+            names = ", ".join(summary.conflicts)
+            raise CommandError(
+                f"Nothing imported: {len(summary.conflicts)} names exist with different content ({names}). "
+                "Use --replace to overwrite them."
+            )
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"{len(summary.created)} created, {len(summary.updated)} replaced, "
+                f"{len(summary.unchanged)} already present."
+            )
+        )
