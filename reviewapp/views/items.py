@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.csp import CSP
 from django.views.decorators.http import require_safe
 
-from reviewapp import items, roles
+from reviewapp import inbox, items, roles
 from reviewapp.api_auth import api_view
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import InboxItem
@@ -42,21 +42,11 @@ def _may(request: HttpRequest, permission: str) -> bool:
     return isinstance(user, PermissionsMixin | AnonymousUser) and user.has_perm(permission)
 
 
-def _neighbours(item: InboxItem, request: HtmxHttpRequest) -> tuple[InboxItem | None, InboxItem | None]:
-    # TEMPORARY until issue 4 lands reviewapp.inbox.neighbours: a missing
-    # module must not break the URLconf every other screen imports.
-    try:
-        from reviewapp.inbox import neighbours
-    except ImportError:
-        return None, None
-    return neighbours(item, request.GET)
-
-
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     item = get_object_or_404(items.page_queryset(), pk=item_id)
-    prev_item, next_item = _neighbours(item, request)
+    prev_item, next_item = inbox.neighbours(item, request.GET)
     context: dict[str, Any] = {
         "item": item,
         "view": items.describe_item(item),
