@@ -268,9 +268,12 @@ def facet_counts(query: ListQuery) -> tuple[int, dict[str, int]]:
 @dataclass(frozen=True, slots=True)
 class OpenQuestionView:
     type: str | None
-    status: str  # "open" (WhatsApp still owns it) or "moved_to_app"
+    status: str  # "open" (WhatsApp still owns it) or "moved_to_app" (the app does)
     asked_at: dt.datetime | None
     window_ends_at: dt.datetime | None
+    # What is left of the chat's 48-hour window: None when the app owns the
+    # question or nobody knows when it was asked; zero once it has run out.
+    time_left: dt.timedelta | None
 
     @property
     def owner(self) -> str:
@@ -278,16 +281,10 @@ class OpenQuestionView:
 
     @property
     def type_label(self) -> str:
-        return str(states.QUESTION_TYPE_LABELS.get(self.type or "", self.type or "?"))
-
-    def time_left(self, now: dt.datetime) -> dt.timedelta | None:
-        """What is left of the chat's 48-hour window; None when unknown."""
-        if self.status != "open" or self.window_ends_at is None:
-            return None
-        return max(self.window_ends_at - now, dt.timedelta(0))
+        return str(states.QUESTION_TYPE_LABELS.get(self.type or "", "?"))
 
 
-def open_question_of(item: InboxItem) -> OpenQuestionView | None:
+def open_question_of(item: InboxItem, now: dt.datetime) -> OpenQuestionView | None:
     """The open question from the state columns (no JSON parsing needed)."""
     if item.state_needs_answer:
         status = "moved_to_app"
@@ -296,11 +293,16 @@ def open_question_of(item: InboxItem) -> OpenQuestionView | None:
     else:
         return None
     asked_at = item.open_question_asked_at
+    window_ends_at = asked_at + states.CHAT_WINDOW if asked_at else None
+    time_left = None
+    if status == "open" and window_ends_at is not None:
+        time_left = max(window_ends_at - now, dt.timedelta(0))
     return OpenQuestionView(
         type=item.open_question_type,
         status=status,
         asked_at=asked_at,
-        window_ends_at=asked_at + states.CHAT_WINDOW if asked_at else None,
+        window_ends_at=window_ends_at,
+        time_left=time_left,
     )
 
 
@@ -311,11 +313,11 @@ class Row:
     open_question: OpenQuestionView | None
 
     @classmethod
-    def of(cls, item: InboxItem) -> Row:
+    def of(cls, item: InboxItem, now: dt.datetime) -> Row:
         return cls(
             item=item,
             states=tuple(key for key in states.STATE_KEYS if getattr(item, states.STATE_FIELDS[key])),
-            open_question=open_question_of(item),
+            open_question=open_question_of(item, now),
         )
 
     @property
@@ -362,7 +364,8 @@ def list_page(query: ListQuery) -> ListPage:
     number = min(query.page, num_pages)
     offset = (number - 1) * query.page_size
     items = ordered(filtered_items(query), query.sort).select_related("company")
-    rows = [Row.of(item) for item in items[offset : offset + query.page_size]]
+    now = timezone.now()
+    rows = [Row.of(item, now) for item in items[offset : offset + query.page_size]]
     return ListPage(
         query=query,
         rows=rows,

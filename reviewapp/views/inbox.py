@@ -1,11 +1,118 @@
-"""Placeholder: being built (see the issue for this screen)."""
+"""The inbox list (``/``) and its JSON twin (``/api/items``)."""
 
-from django.http import HttpRequest, HttpResponse
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib.auth.decorators import permission_required
+from django.http import HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+import clarifications
+from reviewapp import inbox, roles, states
+from reviewapp.api_auth import api_view, json_error
+from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
+from reviewapp.http import HtmxHttpRequest
 
 
-def inbox_list(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    return HttpResponse("Not built yet", status=501)
+def _query_string(query: QueryDict, **changes: object) -> str:
+    """``query`` with some parameters replaced (None removes one), empty ones dropped."""
+    result = QueryDict(mutable=True)
+    for key, values in query.lists():
+        kept = [v for v in values if v != ""]
+        if kept and key not in changes:
+            result.setlist(key, kept)
+    for key, value in changes.items():
+        if value is not None:
+            result[key] = str(value)
+    return result.urlencode()
 
 
-def api_item_list(request: HttpRequest, **kwargs: object) -> HttpResponse:
-    return HttpResponse("Not built yet", status=501)
+def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
+    return [
+        {
+            "key": key,
+            "label": states.STATE_LABELS[key],
+            "count": page.facets[key],
+            "checked": key in page.query.states,
+        }
+        for key in states.STATE_KEYS
+    ]
+
+
+@require_safe
+@permission_required(roles.VIEW_ITEMS, raise_exception=True)
+def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = InboxFilterForm(request.GET)
+    page = inbox.list_page(inbox.ListQuery.from_form(form))
+    page_url = reverse("inbox") + "?"
+    context = {
+        "form": form,
+        "page": page,
+        "facets": _facets(page),
+        # Each row links to the item page with this list's query string, so
+        # the item page can offer previous/next within it and a way back.
+        "list_query": _query_string(request.GET, page=page.number if page.number > 1 else None),
+        "first_url": page_url + _query_string(request.GET, page=None),
+        "previous_url": page_url + _query_string(request.GET, page=page.number - 1 if page.number > 2 else None),
+        "next_url": page_url + _query_string(request.GET, page=page.number + 1),
+        "last_url": page_url + _query_string(request.GET, page=page.num_pages),
+        # Past MAX_PAGE the form refuses the page number; offer no link there.
+        "next_reachable": page.has_next and page.number < MAX_PAGE,
+        "last_reachable": page.num_pages <= MAX_PAGE,
+    }
+    # Back/forward after a swap asks for the whole page (history restore).
+    partial = request.htmx and not request.htmx.history_restore_request
+    return render(request, "inbox/list.html#results" if partial else "inbox/list.html", context)
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _row_json(row: inbox.Row) -> dict[str, Any]:
+    item = row.item
+    question = row.open_question
+    summary = clarifications.analyse(item.channel_context).summary
+    return {
+        "id": str(item.id),
+        "company": {"id": str(item.company_id), "name": item.company.name},
+        "received": _iso(item.created_at),
+        "supplier": item.supplier_name,
+        "total": item.total,
+        "currency": item.currency,
+        "states": list(row.states),
+        "open_question": None
+        if question is None
+        else {
+            "type": question.type,
+            "status": question.status,
+            "asked_at": _iso(question.asked_at),
+            "window_ends_at": _iso(question.window_ends_at),
+        },
+        "summary": summary.to_json() if summary is not None else None,
+    }
+
+
+@api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
+def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
+    form = InboxFilterForm(request.GET, max_page_size=MAX_PAGE_SIZE)
+    if not form.is_valid():
+        # A script gets told exactly what was wrong instead of other rows.
+        return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
+    page = inbox.list_page(inbox.ListQuery.from_form(form))
+    base = request.build_absolute_uri(reverse("api_items")) + "?"
+    return JsonResponse(
+        {
+            "count": page.count,
+            "facets": page.facets,
+            "page": page.number,
+            "num_pages": page.num_pages,
+            "results": [_row_json(row) for row in page.rows],
+            "next": base + _query_string(request.GET, page=page.number + 1) if page.has_next else None,
+            "previous": base + _query_string(request.GET, page=page.number - 1) if page.has_previous else None,
+        }
+    )

@@ -1,0 +1,255 @@
+"""The inbox list page: what a person sees, filters, htmx swaps, queries per page."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from tests import factories
+from tests.inbox.helpers import denial, note, participants_only, pending
+
+pytestmark = pytest.mark.django_db
+
+URL = reverse("inbox")
+EN = {"HTTP_ACCEPT_LANGUAGE": "en"}
+
+
+def _ids_shown(response) -> list[str]:  # type: ignore[no-untyped-def]
+    return re.findall(r'href="/items/([0-9a-f-]{36})/', response.content.decode())
+
+
+def _facet(response, key: str) -> int:  # type: ignore[no-untyped-def]
+    match = re.search(rf'data-state="{key}">(\d+)<', response.content.decode())
+    assert match, f"no count shown for {key}"
+    return int(match.group(1))
+
+
+def test_it_lists_items_newest_first_with_their_state_badges(bookkeeper_client):
+    old = factories.make_item(channel_context=denial(), created_at=timezone.now() - dt.timedelta(days=2))
+    new = factories.make_item(channel_context=pending("moved_to_app"))
+    response = bookkeeper_client.get(URL, **EN)
+    assert response.status_code == 200
+    assert _ids_shown(response) == [str(new.id), str(old.id)]
+    body = response.content.decode()
+    assert '<span class="badge badge-needs_answer">Needs answer in app</span>' in body
+    assert '<span class="badge badge-denied">Not representation</span>' in body
+
+
+def test_the_rows_show_supplier_and_total_in_swedish_number_format(bookkeeper_client, company):
+    factories.make_item(
+        company=company,
+        extracted_data={"supplier": {"name": "Restaurang Prinsen"}, "totals": {"total": 1234.5}},
+    )
+    body = bookkeeper_client.get(URL).content.decode()
+    assert "Restaurang Prinsen" in body
+    assert company.name in body
+    assert "1\xa0234,50 SEK" in body
+
+
+def test_each_row_links_to_the_item_page_with_the_lists_query_string(bookkeeper_client):
+    item = factories.make_item(channel_context=pending("moved_to_app"))
+    response = bookkeeper_client.get(URL, {"state": "needs_answer", "sort": "question_age", "q": ""})
+    expected = reverse("item_detail", args=[item.id]) + "?state=needs_answer&amp;sort=question_age"
+    assert f'href="{expected}"' in response.content.decode()
+
+
+def test_a_question_waiting_in_whatsapp_shows_the_time_left_of_the_48_hour_window(bookkeeper_client):
+    asked = (timezone.now() - dt.timedelta(hours=10, minutes=1)).isoformat()
+    factories.make_item(channel_context=pending("open", asked_at=asked))
+    body = bookkeeper_client.get(URL, **EN).content.decode()
+    assert "WhatsApp owns it" in body
+    assert "1\xa0day, 13\xa0hours left" in body
+
+
+def test_a_question_moved_to_the_app_says_the_app_owns_it(bookkeeper_client):
+    factories.make_item(channel_context=pending("moved_to_app", type_="representation"))
+    body = bookkeeper_client.get(URL, **EN).content.decode()
+    assert "The app owns it" in body
+    assert "Representation (participants and purpose)" in body
+
+
+def test_the_state_filter_shows_only_items_in_that_state_and_counts_beside_each(bookkeeper_client):
+    moved = [factories.make_item(channel_context=pending("moved_to_app")) for _ in range(2)]
+    factories.make_item(channel_context=pending("open"))
+    factories.make_item(channel_context=denial())
+    response = bookkeeper_client.get(URL, {"state": "needs_answer"})
+    assert sorted(_ids_shown(response)) == sorted(str(i.id) for i in moved)
+    assert _facet(response, "needs_answer") == 2
+    assert _facet(response, "waiting_in_chat") == 0
+    unfiltered = bookkeeper_client.get(URL)
+    assert [_facet(unfiltered, k) for k in ("needs_answer", "waiting_in_chat", "denied", "answered")] == [2, 1, 1, 1]
+
+
+def test_repeated_states_must_all_hold(bookkeeper_client):
+    both = factories.make_item(
+        channel_context={**denial(), "pending_question": pending("moved_to_app")["pending_question"]}
+    )
+    factories.make_item(channel_context=denial())
+    factories.make_item(channel_context=pending("moved_to_app"))
+    response = bookkeeper_client.get(URL + "?state=denied&state=needs_answer")
+    assert _ids_shown(response) == [str(both.id)]
+
+
+def test_filters_by_question_type_company_and_received_date(bookkeeper_client):
+    acme = factories.make_company(name="Acme AB")
+    day = dt.datetime(2026, 11, 10, 12, 0, tzinfo=dt.UTC)
+    wanted = factories.make_item(company=acme, channel_context=pending("moved_to_app", type_="resend"), created_at=day)
+    factories.make_item(company=acme, channel_context=pending("moved_to_app", type_="context"), created_at=day)
+    factories.make_item(channel_context=pending("moved_to_app", type_="resend"), created_at=day)
+    factories.make_item(
+        company=acme, channel_context=pending("moved_to_app", type_="resend"), created_at=day + dt.timedelta(days=3)
+    )
+    response = bookkeeper_client.get(
+        URL,
+        {"type": "resend", "company": str(acme.id), "received_from": "2026-11-10", "received_to": "2026-11-10"},
+    )
+    assert _ids_shown(response) == [str(wanted.id)]
+
+
+@pytest.mark.parametrize(
+    ("context", "extracted", "query"),
+    [
+        (note("x"), {"supplier": {"name": "Restaurang Prinsen"}}, "prinsen"),
+        (participants_only("Anna Berg"), None, "anna BERG"),
+        (note("Kontorsmaterial till Göteborg"), None, "göteborg"),
+        (
+            {"channel": "whatsapp", "representation": {"participants": [], "purpose": "Kundmöte om avtal"}},
+            None,
+            "kundmöte",
+        ),
+    ],
+)
+def test_search_finds_supplier_participant_note_and_purpose(bookkeeper_client, context, extracted, query):
+    wanted = factories.make_item(channel_context=context, extracted_data=extracted)
+    factories.make_item(channel_context=note("något annat"), extracted_data={"supplier": {"name": "Taxi Kurir"}})
+    response = bookkeeper_client.get(URL, {"q": query})
+    assert _ids_shown(response) == [str(wanted.id)]
+
+
+def test_search_finds_an_item_by_the_start_of_its_id(bookkeeper_client):
+    wanted, other = factories.make_item(), factories.make_item()
+    assert str(wanted.id)[:8] != str(other.id)[:8]
+    assert _ids_shown(bookkeeper_client.get(URL, {"q": str(wanted.id)[:8]})) == [str(wanted.id)]
+    assert _ids_shown(bookkeeper_client.get(URL, {"q": str(wanted.id).upper()})) == [str(wanted.id)]
+
+
+def test_search_never_looks_at_the_caption_nobody_reviewed(bookkeeper_client):
+    factories.make_item(channel_context={"channel": "whatsapp", "caption": "hemlig bildtext"})
+    assert _ids_shown(bookkeeper_client.get(URL, {"q": "hemlig"})) == []
+
+
+def test_question_age_sort_puts_the_oldest_open_question_first(bookkeeper_client):
+    young = factories.make_item(channel_context=pending("moved_to_app", asked_at="2026-11-20T09:00:00Z"))
+    old = factories.make_item(channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
+    none = factories.make_item(channel_context=note("x"))
+    response = bookkeeper_client.get(URL, {"sort": "question_age"})
+    assert _ids_shown(response) == [str(old.id), str(young.id), str(none.id)]
+    assert _ids_shown(bookkeeper_client.get(URL, {"sort": "oldest"})) == [str(young.id), str(old.id), str(none.id)]
+
+
+def test_pages_split_the_list_and_a_page_past_the_end_shows_the_last(bookkeeper_client):
+    items = [factories.make_item(created_at=timezone.now() - dt.timedelta(minutes=n)) for n in range(5)]
+    newest_first = [str(i.id) for i in items]
+    page2 = bookkeeper_client.get(URL, {"page_size": "25", "page": "1"})
+    assert _ids_shown(page2) == newest_first
+    api = bookkeeper_client.get(reverse("api_items"), {"page_size": "2", "page": "2"}).json()
+    assert [r["id"] for r in api["results"]] == newest_first[2:4]
+    past = bookkeeper_client.get(reverse("api_items"), {"page_size": "2", "page": "99"}).json()
+    assert [r["id"] for r in past["results"]] == newest_first[4:]
+
+
+def test_pagination_links_keep_the_filters(bookkeeper_client):
+    for _ in range(30):
+        factories.make_item(channel_context=pending("moved_to_app"))
+    body = bookkeeper_client.get(URL, {"state": "needs_answer", "page_size": "25"}, **EN).content.decode()
+    assert 'href="/?state=needs_answer&amp;page_size=25&amp;page=2"' in body
+    assert "Page 1 of 2" in body
+
+
+def test_invalid_filters_are_shown_as_errors_and_the_valid_ones_still_apply(bookkeeper_client):
+    wanted = factories.make_item(channel_context=note("kontorsmaterial"))
+    factories.make_item(channel_context=note("annat"))
+    response = bookkeeper_client.get(
+        URL, {"state": "bogus", "q": "kontors", "company": "not-a-uuid", "page": "zero", "sort": "x"}, **EN
+    )
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Select a valid choice. bogus is not one of the available choices." in body
+    assert "Select a valid choice. That choice is not one of the available choices." in body
+    assert "Enter a whole number." in body
+    assert _ids_shown(response) == [str(wanted.id)]
+
+
+def test_a_date_range_ending_before_it_starts_is_an_error_under_the_end_date(bookkeeper_client):
+    response = bookkeeper_client.get(URL, {"received_from": "2026-11-10", "received_to": "2026-11-01"}, **EN)
+    assert response.status_code == 200
+    assert "The end date is before the start date." in response.content.decode()
+
+
+def test_htmx_requests_get_only_the_results_fragment(bookkeeper_client):
+    item = factories.make_item(channel_context=pending("moved_to_app"))
+    response = bookkeeper_client.get(URL, {"state": "needs_answer"}, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="inbox-results"')
+    assert "<html" not in body
+    assert 'id="id_q"' not in body  # the search box keeps its focus: it is not swapped
+    assert str(item.id) in body
+    assert 'data-state="needs_answer">1<' in body
+    assert "HX-Request" in response["Vary"]
+
+
+def test_a_history_restore_gets_the_whole_page(bookkeeper_client):
+    response = bookkeeper_client.get(URL, headers={"HX-Request": "true", "HX-History-Restore-Request": "true"})
+    assert "<html" in response.content.decode()
+
+
+def test_the_page_works_without_javascript_as_a_plain_get_form(bookkeeper_client):
+    body = bookkeeper_client.get(URL).content.decode()
+    assert re.search(r'<form id="inbox-filters"[^>]*method="get" action="/"', body)
+    assert '<script src="/static/js/inbox.js" defer></script>' in body
+
+
+@pytest.mark.parametrize("client_fixture", ["bookkeeper_client", "support_client", "qa_client"])
+def test_every_role_may_see_the_list(request, client_fixture):
+    assert request.getfixturevalue(client_fixture).get(URL).status_code == 200
+
+
+def test_it_refuses_a_user_without_a_role(client):
+    client.force_login(factories.make_user(None))
+    assert client.get(URL).status_code == 403
+
+
+def test_it_refuses_post(bookkeeper_client):
+    assert bookkeeper_client.post(URL).status_code == 405
+
+
+def _queries_for(client, query: dict[str, str], url: str = URL) -> int:  # type: ignore[no-untyped-def]
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url, query)
+    assert response.status_code == 200
+    return len(captured)
+
+
+def test_the_number_of_queries_does_not_grow_with_the_page_size(bookkeeper_client, django_assert_num_queries):
+    companies = [factories.make_company() for _ in range(3)]
+    for n in range(60):
+        factories.make_item(company=companies[n % 3], channel_context=pending("moved_to_app") if n % 2 else denial())
+    small = _queries_for(bookkeeper_client, {"page_size": "25"})
+    # Session, user, permissions, the stale check, the counts, the rows and the
+    # company menu: a handful, whatever the page shows.
+    assert small <= 9
+    with django_assert_num_queries(small):
+        bookkeeper_client.get(URL, {"page_size": "500"})
+    api_small = _queries_for(bookkeeper_client, {"page_size": "1"}, reverse("api_items"))
+    with django_assert_num_queries(api_small):
+        bookkeeper_client.get(reverse("api_items"), {"page_size": "500"})
+    filtered = _queries_for(bookkeeper_client, {"page_size": "25", "company": str(companies[0].id)})
+    with django_assert_num_queries(filtered):
+        bookkeeper_client.get(URL, {"page_size": "500", "company": str(companies[0].id), "state": "denied"})
