@@ -35,7 +35,9 @@ def render_lines(c: Clarifications | None) -> list[str]:
 
     Every free-text value is flattened, so no line starts a markdown block or
     spans two lines. A context answer identical to the note (after trimming)
-    is not repeated. ``render_lines(None)`` is ``[]``.
+    is not repeated. ``render_lines(None)`` is ``[]``. A value that is
+    non-blank but flattens to nothing keeps its line, as in the reference:
+    a note of ``"#"`` renders ``"anteckning från användaren: "``.
     """
     if c is None:
         return []
