@@ -42,6 +42,9 @@ NOTES_EMPTY_DENIED: Final = _(
     "puts nothing on the voucher by design. The prompt still tells the agent not to ask again."
 )
 NOTES_EMPTY_NO_ANSWERS: Final = _("Nothing goes on the verifikat: nobody has answered anything about this receipt.")
+NOTES_EMPTY_MALFORMED: Final = _(
+    "Nothing goes on the verifikat: the fields that would hold an answer have the wrong shape (see the problems)."
+)
 NOTES_EMPTY_OPEN_QUESTION: Final = _(
     "Nothing goes on the verifikat yet: the only thing on record is the open question, which is still unanswered."
 )
@@ -54,6 +57,10 @@ AGENT_CAPTION_ONLY: Final = _(
     "and nobody reviewed it, so the agent is told nothing about this receipt beyond the extracted data."
 )
 AGENT_NO_ANSWERS: Final = _("No human answers: the agent sees only the extracted data.")
+AGENT_MALFORMED: Final = _(
+    "No usable human answers: the fields that would hold them have the wrong shape, so the agent sees only "
+    "the extracted data."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,12 +377,14 @@ def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> H
     )
 
 
-def _notes_explanation(summary: clarifications.Clarifications | None, notes: str | None) -> str | None:
+def _notes_explanation(
+    summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
+) -> str | None:
     """Why the verifikat gets no notes text, when it gets none."""
     if notes:
         return None
     if summary is None:
-        return str(NOTES_EMPTY_NO_ANSWERS)
+        return str(NOTES_EMPTY_MALFORMED if problems else NOTES_EMPTY_NO_ANSWERS)
     if summary.representation_denied:
         return str(NOTES_EMPTY_DENIED)
     if summary.open_question is not None and not (
@@ -385,13 +394,15 @@ def _notes_explanation(summary: clarifications.Clarifications | None, notes: str
     return str(NOTES_EMPTY_NOTHING_FOR_VOUCHER)
 
 
-def _agent_explanation(summary: clarifications.Clarifications | None, notes: str | None) -> str | None:
+def _agent_explanation(
+    summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
+) -> str | None:
     """Why the agent is told nothing beyond the extracted data, when it is not."""
     if summary is not None:
         return None
     if notes:
         return str(AGENT_CAPTION_ONLY)
-    return str(AGENT_NO_ANSWERS)
+    return str(AGENT_MALFORMED if problems else AGENT_NO_ANSWERS)
 
 
 def lines_of(channel_context: object) -> tuple[str, ...]:
@@ -462,18 +473,19 @@ def describe_item(item: InboxItem, events: list[ClarificationEvent] | None = Non
     summary = analysis.summary
     lines = tuple(cast("list[str]", case["lines"]))
     notes = cast("str | None", case["notes"])
+    problems = tuple(cast("list[str]", case["problems"]))
     found = states.states_of(analysis)
     return ItemView(
         document_id=document_id,
         summary=summary,
         summary_json=cast("dict[str, Any] | None", case["summary"]),
-        problems=tuple(cast("list[str]", case["problems"])),
+        problems=problems,
         states=tuple(key for key in states.STATE_KEYS if key in found),
         lines=lines,
         agent_view=tuple(cast("list[str]", case["agent_view"])),
         notes=notes,
-        notes_explanation=_notes_explanation(summary, notes),
-        agent_explanation=_agent_explanation(summary, notes),
+        notes_explanation=_notes_explanation(summary, notes, problems),
+        agent_explanation=_agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
         human=_human_said(summary, ctx),
         events=tuple(_event_view(event) for event in events),

@@ -100,7 +100,7 @@ def test_the_header_shows_supplier_amounts_date_company_and_source(bookkeeper_cl
 
     body = bookkeeper_client.get(url(item)).content.decode()
 
-    assert "1234.5 EUR" in body
+    assert "1,234.50 EUR" in body
     assert "132.27 EUR" in body
     assert "2026-07-30" in body
     assert company.name in body
@@ -483,6 +483,16 @@ def test_a_record_that_is_not_an_object_lists_a_problem(bookkeeper_client, compa
 
     assert page.text("problems").strip()
     assert page.text("agent-view-text").startswith("  • invoice_inbox: ")
+
+
+def test_a_malformed_record_does_not_claim_nobody_answered(bookkeeper_client, company):
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": 12345})
+
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    for region in ("notes-empty", "agent-view", "human-said"):
+        assert "nobody has answered" not in page.text(region)
+        assert "wrong shape" in page.text(region)
 
 
 def test_a_well_formed_record_has_no_problems_section(bookkeeper_client, company):
