@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint e2e serve bench clean
+.PHONY: run test lint e2e serve serve-env bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -30,3 +30,21 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
+
+## make serve: production-style: migrate, collect static files, gunicorn on PostgreSQL
+## (needs DATABASE_URL=postgres://..., SECRET_KEY and ALLOWED_HOSTS in the environment)
+serve: serve-env $(STAMP)
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py createcachetable
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
+
+# Checked before anything is installed or migrated, so the message comes first.
+serve-env:
+	@case "$$DATABASE_URL" in \
+	  postgres://*|postgresql://*) ;; \
+	  "") echo "make serve: DATABASE_URL is not set; gunicorn runs on PostgreSQL, e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/review" >&2; exit 1 ;; \
+	  *) echo "make serve: DATABASE_URL must be a postgres:// URL (SQLite is for make run), got $$DATABASE_URL" >&2; exit 1 ;; \
+	esac
+	@test -n "$$SECRET_KEY" || { echo "make serve: SECRET_KEY is not set (a long random string, kept out of the repository)" >&2; exit 1; }
+	@test -n "$$ALLOWED_HOSTS" || { echo "make serve: ALLOWED_HOSTS is not set (comma-separated host names the app answers to)" >&2; exit 1; }
