@@ -46,6 +46,10 @@ def _may(request: HttpRequest, permission: str) -> bool:
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     item = get_object_or_404(items.page_queryset(), pk=item_id)
+    if item.states_stale:
+        # Another program rewrote channel_context: place the item in the list
+        # by what it says now (in memory; neighbours() refreshes the rows).
+        item.refresh_states()
     prev_item, next_item = inbox.neighbours(item, request.GET)
     context: dict[str, Any] = {
         "item": item,

@@ -615,10 +615,11 @@ def test_human_typed_text_is_escaped_everywhere(support_client, company):
                 "event_date": SCRIPT,
                 "raw_answer": MARKUP,
             },
-            "pending_question": {"type": SCRIPT, "asked_at": ASKED_AT, "status": "open"},
+            # Short: the type lands in 20-character columns.
+            "pending_question": {"type": "<b>fet</b>", "asked_at": ASKED_AT, "status": "open"},
         },
     )
-    event(item, ClarificationEvent.ASKED, ASKED_AT, actor_label=SCRIPT, question_type=MARKUP)
+    event(item, ClarificationEvent.ASKED, ASKED_AT, actor_label=SCRIPT, question_type="<b>fet</b>")
 
     response = support_client.get(url(item))
 
@@ -695,6 +696,26 @@ def test_the_first_item_of_the_list_has_no_previous(bookkeeper_client, company):
     assert "prev" not in navigation
     assert "next" in navigation
     assert {a["href"] for a in page.tags("a") if a.get("data-nav") == "list"} == {reverse("inbox")}
+
+
+def test_an_item_rewritten_behind_the_apps_back_is_placed_by_what_it_says_now(bookkeeper_client, company):
+    def asked(day: str) -> dict[str, Any]:
+        pending = {"type": "context", "asked_at": f"2026-08-{day}T09:00:00Z", "status": "moved_to_app"}
+        return {"channel": "whatsapp", "pending_question": pending}
+
+    factories.make_item(company, channel_context=asked("01"))
+    rewritten = factories.make_item(company, channel_context=asked("02"))
+    third = factories.make_item(company, channel_context=asked("03"))
+    # Another program moves the question to the 4th with plain SQL: the state
+    # columns still say the 2nd until the app recomputes them.
+    InboxItem.objects.filter(pk=rewritten.pk).update(channel_context=asked("04"), states_stale=True)
+    query = "state=needs_answer&sort=question_age"
+
+    page = page_of(bookkeeper_client.get(url(rewritten, query)))
+
+    links = {a.get("data-nav"): a["href"] for a in page.tags("a") if a.get("data-nav")}
+    assert links.get("prev") == url(third, query)
+    assert "next" not in links
 
 
 # --- Queries ------------------------------------------------------------------------
