@@ -1,0 +1,296 @@
+"""POST /api/items/<id>/answer: the same write as the page, for scripts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from reviewapp import roles
+from reviewapp.api_auth import create_token
+from reviewapp.models import ClarificationEvent, InboxItem
+from tests import factories
+from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, moved_item
+
+pytestmark = pytest.mark.django_db
+
+
+def url(item: InboxItem) -> str:
+    return reverse("api_item_answer", args=[item.pk])
+
+
+def post(client: Client, item: InboxItem, body: Any, **headers: Any) -> Any:
+    return client.post(url(item), json.dumps(body), content_type="application/json", **headers)
+
+
+def stored(item: InboxItem) -> dict[str, Any]:
+    item.refresh_from_db()
+    assert isinstance(item.channel_context, dict)
+    return item.channel_context
+
+
+@pytest.fixture
+def token(bookkeeper) -> str:  # type: ignore[no-untyped-def]
+    return create_token(bookkeeper)
+
+
+def bearer(raw: str) -> dict[str, str]:
+    return {"HTTP_AUTHORIZATION": f"Bearer {raw}"}
+
+
+# --- Each body -------------------------------------------------------------------------
+
+
+def test_a_representation_answer_returns_the_new_summary_and_lines(bookkeeper_client):
+    item = moved_item("representation")
+    body = {
+        "question": "representation",
+        "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob W"}],
+        "purpose": "Avtalsförhandling",
+        "event_date": "2026-07-29",
+    }
+    response = post(bookkeeper_client, item, body)
+    assert response.status_code == 200
+    data = response.json()
+    assert data["summary"]["representation"] == {
+        "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob W", "company": None}],
+        "purpose": "Avtalsförhandling",
+    }
+    assert data["summary"]["openQuestion"] is None
+    assert data["summary"]["eventDate"] == "2026-07-29"
+    assert "deltagare (uppgivna av användaren): Anna Berg (Volvo), Jakob W" in data["lines"]
+    assert data["answered_by"]["actor"] == "bea"
+    assert data["answered_by"]["channel"] == "App"
+    ctx = stored(item)
+    assert ctx["representation"]["participants"][1] == {"name": "Jakob W", "company": None}
+    assert ctx["pending_question"] == {"type": "representation", "asked_at": ASKED_AT, "status": "answered"}
+    for key, value in FOREIGN_KEYS.items():
+        assert ctx[key] == value
+    assert ClarificationEvent.objects.get(item=item).channel == "app"
+
+
+def test_a_denial_through_the_api(bookkeeper_client):
+    item = moved_item("representation")
+    response = post(bookkeeper_client, item, {"question": "representation", "denied": True})
+    assert response.status_code == 200
+    assert response.json()["summary"]["representationDenied"] is True
+    rep = stored(item)["representation"]
+    assert rep["denied"] is True
+    assert rep["participants"] == []
+    assert rep["purpose"] is None
+
+
+def test_a_context_answer_through_the_api(bookkeeper_client):
+    item = moved_item("context")
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Taxi till kund"})
+    assert response.status_code == 200
+    assert response.json()["summary"]["userNote"] == "Taxi till kund"
+    assert stored(item)["context_answer"]["raw_answer"] == "Taxi till kund"
+
+
+def test_declaring_readable_through_the_api(bookkeeper_client):
+    item = moved_item("resend")
+    response = post(bookkeeper_client, item, {"question": "resend", "readable": True})
+    assert response.status_code == 200
+    assert stored(item)["quality"]["resend_choice"] == "readable"
+    assert response.json()["new_item_id"] is None
+
+
+# --- 400 with per-field errors -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"question": "representation", "participants": [{"name": "Anna"}]}, "purpose"),
+        ({"question": "representation", "purpose": "Möte"}, "participants"),
+        ({"question": "representation", "participants": [{"name": "  "}], "purpose": "M"}, "participants.0.name"),
+        (
+            {"question": "representation", "participants": [{"name": "A", "company": 5}], "purpose": "M"},
+            "participants.0.company",
+        ),
+        (
+            {"question": "representation", "participants": [{"name": "A", "age": 5}], "purpose": "M"},
+            "participants.0.age",
+        ),
+        ({"question": "representation", "participants": "Anna", "purpose": "M"}, "participants"),
+        ({"question": "representation", "participants": [{"name": "A"}] * 21, "purpose": "M"}, "participants"),
+        (
+            {"question": "representation", "participants": [{"name": "A"}], "purpose": "M", "event_date": "2026-02-30"},
+            "event_date",
+        ),
+        ({"question": "representation", "denied": "yes"}, "denied"),
+        ({"question": "representation", "denied": True, "participants": [{"name": "A"}]}, "participants"),
+        ({"question": "context", "text": "a\u0000b"}, "text"),
+        ({"question": "context", "text": "\ud800"}, "text"),
+        ({"question": "context", "text": 12}, "text"),
+        ({"question": "context"}, "text"),
+        ({"question": "context", "text": "ok", "user_note": "sneaky"}, "user_note"),
+        ({"question": "resend", "readable": False}, "readable"),
+        ({"question": "resend"}, "readable"),
+        ({"question": "nonsense"}, "question"),
+        ({}, "question"),
+    ],
+)
+def test_invalid_answers_get_per_field_errors_and_write_nothing(bookkeeper_client, body, field):
+    question = body.get("question") if body.get("question") in ("representation", "context", "resend") else "context"
+    item = moved_item(question)
+    before = stored(item)
+    response = post(bookkeeper_client, item, body)
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    assert field in errors
+    assert all(isinstance(message, str) and message for message in errors[field])
+    assert stored(item) == before
+    assert not ClarificationEvent.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("raw", "content_type"),
+    [
+        (b"not json", "application/json"),
+        (b'{"question": "context", "text": "a"', "application/json"),
+        (b"\xff\xfe", "application/json"),
+        (b"[" * 100_000 + b"]" * 100_000, "application/json"),
+        (b"question=context&text=a", "application/x-www-form-urlencoded"),
+        (b'{"question": "context", "text": "a"}', "text/plain"),
+    ],
+)
+def test_a_body_that_is_not_json_is_a_400_with_a_message(bookkeeper_client, raw, content_type):
+    item = moved_item("context")
+    response = bookkeeper_client.post(url(item), raw, content_type=content_type)
+    assert response.status_code == 400
+    assert response.json()["error"]
+    assert "user_note" not in stored(item)
+
+
+def test_a_json_array_body_is_a_400(bookkeeper_client):
+    item = moved_item("context")
+    response = post(bookkeeper_client, item, [{"question": "context", "text": "a"}])
+    assert response.status_code == 400
+    assert "question" in response.json()["errors"]
+
+
+def test_an_oversized_body_is_a_413(bookkeeper_client, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    item = moved_item("context")
+    response = post(bookkeeper_client, item, {"question": "context", "text": "x" * 2000})
+    assert response.status_code == 413
+    assert response.json()["error"]
+    assert "user_note" not in stored(item)
+
+
+# --- 409 ---------------------------------------------------------------------------------------
+
+
+def test_an_answered_question_is_a_409_with_the_current_state(bookkeeper_client):
+    item = moved_item("context")
+    assert post(bookkeeper_client, item, {"question": "context", "text": "Först"}).status_code == 200
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Sen"})
+    assert response.status_code == 409
+    data = response.json()
+    assert data["reason"] == "not_open"
+    assert data["current"]["summary"]["userNote"] == "Först"
+    assert data["current"]["pending_question"]["status"] == "answered"
+    assert data["current"]["answered_by"]["actor"] == "bea"
+    assert stored(item)["user_note"] == "Först"
+    assert ClarificationEvent.objects.filter(item=item).count() == 1
+
+
+def test_answering_a_question_still_open_in_the_chat_is_a_409(bookkeeper_client):
+    item = moved_item("context", status="open")
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    assert response.json()["reason"] == "in_chat"
+    assert stored(item)["pending_question"]["status"] == "open"
+
+
+def test_answering_another_question_than_the_open_one_is_a_409(bookkeeper_client):
+    item = moved_item("representation")
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    assert response.json()["reason"] == "other_question"
+    assert "user_note" not in stored(item)
+
+
+def test_an_item_without_a_question_is_a_409(bookkeeper_client):
+    item = factories.make_item()
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    item.refresh_from_db()
+    assert item.channel_context == {"channel": "whatsapp"}
+
+
+def test_an_unknown_item_is_a_404(bookkeeper_client):
+    response = bookkeeper_client.post(
+        reverse("api_item_answer", args=["00000000-0000-0000-0000-000000000000"]),
+        json.dumps({"question": "context", "text": "a"}),
+        content_type="application/json",
+    )
+    assert response.status_code == 404
+
+
+# --- Who may, and how ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("role", [roles.SUPPORT, roles.QA])
+def test_support_and_qa_get_403_with_a_token(role):
+    item = moved_item("context")
+    raw = create_token(factories.make_user(role))
+    response = post(Client(), item, {"question": "context", "text": "a"}, **bearer(raw))
+    assert response.status_code == 403
+    assert "user_note" not in stored(item)
+
+
+@pytest.mark.parametrize("role_client", ["support_client", "qa_client"])
+def test_support_and_qa_get_403_with_a_session(request, role_client):
+    item = moved_item("context")
+    response = post(request.getfixturevalue(role_client), item, {"question": "context", "text": "a"})
+    assert response.status_code == 403
+    assert "user_note" not in stored(item)
+
+
+def test_a_bookkeeper_token_answers_without_csrf(token):
+    item = moved_item("context")
+    client = Client(enforce_csrf_checks=True)
+    response = post(client, item, {"question": "context", "text": "Via skript"}, **bearer(token))
+    assert response.status_code == 200
+    assert stored(item)["user_note"] == "Via skript"
+    event = ClarificationEvent.objects.get(item=item)
+    assert event.actor_label == "bea"
+
+
+def test_a_session_post_without_the_csrf_token_is_refused(bookkeeper):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(bookkeeper)
+    item = moved_item("context")
+    response = post(client, item, {"question": "context", "text": "a"})
+    assert response.status_code == 403
+    assert "CSRF" in response.json()["error"]
+    assert "user_note" not in stored(item)
+
+
+def test_a_session_post_with_the_csrf_header_is_accepted(bookkeeper):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(bookkeeper)
+    item = moved_item("context")
+    client.get(reverse("item_detail", args=[item.pk]))
+    response = post(
+        client, item, {"question": "context", "text": "a"}, HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value
+    )
+    assert response.status_code == 200
+
+
+def test_anonymous_calls_get_a_json_401():
+    item = moved_item("context")
+    response = post(Client(), item, {"question": "context", "text": "a"})
+    assert response.status_code == 401
+    assert "user_note" not in stored(item)
+
+
+def test_get_is_a_405(bookkeeper_client):
+    item = moved_item("context")
+    assert bookkeeper_client.get(url(item)).status_code == 405

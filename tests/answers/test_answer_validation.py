@@ -1,0 +1,283 @@
+"""Every validation rule of ``answers.validate``, and the JSON it writes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from PIL import Image
+
+from reviewapp import answers
+from reviewapp.answers import (
+    AnswerInvalid,
+    ContextAnswer,
+    ParticipantInput,
+    RepresentationAnswer,
+    ResendAnswer,
+)
+
+
+def errors_of(answer: answers.Answer, *, complete: bool = True) -> dict[str, list[str]]:
+    with pytest.raises(AnswerInvalid) as caught:
+        answers.validate(answer, complete=complete)
+    return caught.value.errors
+
+
+def rep(
+    *names: str, purpose: str = "Kundmöte", event_date: str = "", company: str | None = None
+) -> RepresentationAnswer:
+    return RepresentationAnswer(
+        participants=tuple(ParticipantInput(name=n, company=company) for n in names),
+        purpose=purpose,
+        event_date=event_date,
+    )
+
+
+def image_bytes(kind: str) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (8, 8), "white").save(buffer, format=kind)
+    return buffer.getvalue()
+
+
+# --- Representation ---------------------------------------------------------------------
+
+
+def test_a_full_answer_is_trimmed():
+    cleaned = answers.validate(rep("  Anna Berg ", purpose=" Möte \r\n om avtal ", company=" Volvo "))
+    assert isinstance(cleaned, RepresentationAnswer)
+    assert cleaned.participants == (ParticipantInput(name="Anna Berg", company="Volvo"),)
+    assert cleaned.purpose == "Möte \n om avtal"
+
+
+def test_an_empty_company_is_no_company():
+    cleaned = answers.validate(rep("Anna", company="   "))
+    assert isinstance(cleaned, RepresentationAnswer)
+    assert cleaned.participants[0].company is None
+
+
+@pytest.mark.parametrize("name", ["", " ", "\t", "\u3000"])
+def test_a_blank_name_is_refused(name):
+    assert "participants.1.name" in errors_of(rep("Anna", name))
+
+
+def test_a_name_of_200_characters_is_accepted_and_201_refused():
+    answers.validate(rep("n" * 200))
+    assert "at most 200" in errors_of(rep("n" * 201))["participants.0.name"][0]
+
+
+def test_a_company_of_201_characters_is_refused():
+    assert "participants.0.company" in errors_of(rep("Anna", company="c" * 201))
+
+
+def test_twenty_participants_are_accepted_and_twenty_one_refused():
+    answers.validate(rep(*[f"P{i}" for i in range(20)]))
+    assert "At most 20 participants" in errors_of(rep(*[f"P{i}" for i in range(21)]))["participants"][0]
+
+
+def test_a_purpose_of_2001_characters_is_refused():
+    answers.validate(rep("Anna", purpose="p" * 2000))
+    assert "purpose" in errors_of(rep("Anna", purpose="p" * 2001))
+
+
+def test_participants_need_a_purpose_and_a_purpose_needs_participants():
+    assert set(errors_of(rep("Anna", purpose=""))) == {"purpose"}
+    assert set(errors_of(rep(purpose="Möte"))) == {"participants"}
+
+
+def test_the_preview_lets_a_half_answer_through_but_not_bad_characters():
+    answers.validate(rep("Anna", purpose=""), complete=False)
+    assert "participants.0.name" in errors_of(rep("An\x00na", purpose=""), complete=False)
+
+
+@pytest.mark.parametrize(
+    ("field_value", "where"),
+    [
+        ("An\x00na", "name"),
+        ("An\x07na", "name"),
+        ("An\nna", "name"),
+        ("An\tna", "name"),
+        ("An\x85na", "name"),
+        ("An\u2028na", "name"),
+        ("An\ud800na", "name"),
+        ("An\x1bna", "company"),
+    ],
+)
+def test_control_characters_are_refused_in_names_and_companies(field_value, where):
+    answer = rep(field_value) if where == "name" else rep("Anna", company=field_value)
+    assert f"participants.0.{where}" in errors_of(answer)
+
+
+def test_the_nul_message_says_it_cannot_be_stored():
+    message = errors_of(rep("Anna", purpose="a\x00b"))["purpose"][0]
+    assert "U+0000" in message
+
+
+@pytest.mark.parametrize("text", ["rad ett\nrad två", "kolumn\tkolumn", "emoji 🍽️ och å"])
+def test_free_text_keeps_line_breaks_tabs_and_any_letter(text):
+    cleaned = answers.validate(rep("Anna", purpose=text))
+    assert isinstance(cleaned, RepresentationAnswer)
+    assert cleaned.purpose == text
+
+
+@pytest.mark.parametrize("text", ["a\x00b", "a\x0bb", "a\x7fb", "a\x9fb", "a\udfffb"])
+def test_free_text_refuses_other_control_characters(text):
+    assert "text" in errors_of(ContextAnswer(text=text))
+
+
+@pytest.mark.parametrize("value", ["2026-07-29", "2000-01-01", "2099-12-31", ""])
+def test_good_event_dates(value):
+    cleaned = answers.validate(rep("Anna", event_date=value))
+    assert isinstance(cleaned, RepresentationAnswer)
+    assert cleaned.event_date == value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "29/07/2026",
+        "20260729",
+        "2026-7-29",
+        "2026-02-30",
+        "2026-13-01",
+        "1999-12-31",
+        "2100-01-01",
+        "igår",
+        "2026-W30-1",
+    ],
+)
+def test_malformed_event_dates_are_refused(value):
+    assert "event_date" in errors_of(rep("Anna", event_date=value))
+
+
+def test_a_denial_carries_nothing_else():
+    assert answers.validate(RepresentationAnswer(denied=True)) == RepresentationAnswer(denied=True)
+    errors = errors_of(
+        RepresentationAnswer(participants=(ParticipantInput("A"),), purpose="p", event_date="2026-01-01", denied=True)
+    )
+    assert set(errors) == {"participants", "purpose", "event_date"}
+
+
+# --- Context -----------------------------------------------------------------------------
+
+
+def test_context_text_is_required_and_limited():
+    assert "text" in errors_of(ContextAnswer(text="  \n "))
+    answers.validate(ContextAnswer(text="t" * 2000))
+    assert "text" in errors_of(ContextAnswer(text="t" * 2001))
+
+
+# --- Resend ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("kvitto.png", image_bytes("PNG")),
+        ("kvitto.jpg", image_bytes("JPEG")),
+        ("kvitto.pdf", b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n%%EOF\n"),
+        # The name and the browser's type do not matter, the content does.
+        ("kvitto.txt", image_bytes("PNG")),
+    ],
+)
+def test_jpeg_png_and_pdf_are_accepted_by_content(name, content):
+    upload = SimpleUploadedFile(name, content, content_type="text/plain")
+    cleaned = answers.validate(ResendAnswer(upload=upload))
+    assert isinstance(cleaned, ResendAnswer)
+    assert cleaned.choice == "upload"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        image_bytes("GIF"),
+        image_bytes("BMP"),
+        b"<svg xmlns='http://www.w3.org/2000/svg'/>",
+        b"<html></html>",
+        image_bytes("PNG")[:40],  # a PNG cut short
+        b"\xff\xd8\xff" + b"\x00" * 50,  # a JPEG signature on nothing
+        b"",
+    ],
+)
+def test_other_or_broken_files_are_refused(content):
+    upload = SimpleUploadedFile("kvitto.png", content, content_type="image/png")
+    assert "file" in errors_of(ResendAnswer(upload=upload))
+
+
+def test_the_size_limit_comes_from_the_settings(settings):
+    content = image_bytes("PNG")
+    settings.RECEIPT_UPLOAD_MAX_BYTES = len(content)
+    answers.validate(ResendAnswer(upload=SimpleUploadedFile("a.png", content)))
+    settings.RECEIPT_UPLOAD_MAX_BYTES = len(content) - 1
+    assert "file" in errors_of(ResendAnswer(upload=SimpleUploadedFile("a.png", content)))
+
+
+def test_resend_needs_exactly_one_choice():
+    assert "file" in errors_of(ResendAnswer())
+    both = ResendAnswer(readable=True, upload=SimpleUploadedFile("a.png", image_bytes("PNG")))
+    assert "readable" in errors_of(both)
+
+
+# --- The JSON written ------------------------------------------------------------------------
+
+
+NOW = dt.datetime(2026, 8, 3, 12, 30, 5, 123456, tzinfo=dt.UTC)
+
+
+def test_answered_at_is_utc_with_a_z():
+    stockholm = NOW.astimezone(dt.timezone(dt.timedelta(hours=2)))
+    assert answers.utc_stamp(stockholm) == "2026-08-03T12:30:05Z"
+
+
+def test_a_representation_is_written_in_the_chats_shape():
+    ctx = {
+        "channel": "whatsapp",
+        "pending_question": {"type": "representation", "asked_at": "x", "status": "moved_to_app"},
+    }
+    answer = answers.validate(rep("Anna Berg", "Jakob", purpose="Avtal", event_date="2026-07-29", company="Volvo"))
+    new = answers.answered_context(ctx, answer, answered_at="2026-08-03T12:30:05Z")
+    assert new["representation"] == {
+        "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob", "company": "Volvo"}],
+        "purpose": "Avtal",
+        "event_date": "2026-07-29",
+        "raw_answer": "besvarat i appen: deltagare: Anna Berg (Volvo), Jakob (Volvo); syfte: Avtal; datum: 2026-07-29",
+        "answered_at": "2026-08-03T12:30:05Z",
+    }
+    assert new["pending_question"] == {"type": "representation", "asked_at": "x", "status": "answered"}
+    assert ctx["pending_question"]["status"] == "moved_to_app"  # the input is not changed
+
+
+def test_a_denial_is_written_in_the_chats_shape():
+    new = answers.answered_context({}, RepresentationAnswer(denied=True), answered_at="T")
+    assert new["representation"] == {
+        "participants": [],
+        "purpose": None,
+        "event_date": None,
+        "raw_answer": "besvarat i appen: inte representation",
+        "answered_at": "T",
+        "denied": True,
+    }
+
+
+def test_the_raw_answer_is_one_line():
+    answer = answers.validate(rep("Anna", purpose="rad ett\nrad två"))
+    assert isinstance(answer, RepresentationAnswer)
+    assert "\n" not in answers.raw_answer_line(answer)
+
+
+def test_readable_keeps_the_other_quality_keys():
+    ctx = {"quality": {"blur": 0.8, "checked_by": {"model": "v2"}}, "pending_question": {"status": "moved_to_app"}}
+    new = answers.answered_context(ctx, ResendAnswer(readable=True), answered_at="T")
+    assert new["quality"] == {
+        "blur": 0.8,
+        "checked_by": {"model": "v2"},
+        "resend_choice": "readable",
+        "readable_confirmed_at": "T",
+    }
+
+
+def test_a_pending_question_keeps_its_extra_keys():
+    ctx = {"pending_question": {"type": "context", "asked_at": "A", "status": "moved_to_app", "wamid": "w1"}}
+    new = answers.answered_context(ctx, ContextAnswer(text="x"), answered_at="T")
+    assert new["pending_question"] == {"type": "context", "asked_at": "A", "status": "answered", "wamid": "w1"}
