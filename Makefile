@@ -35,9 +35,9 @@ clean:
 ## (needs DATABASE_URL=postgres://..., SECRET_KEY and ALLOWED_HOSTS in the environment)
 serve: serve-env $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createcachetable
+	$(PY) manage.py createcachetable --verbosity 0
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
+	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} exec $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
 
 # Checked before anything is installed or migrated, so the message comes first.
 serve-env:
