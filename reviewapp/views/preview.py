@@ -157,7 +157,8 @@ def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
     wanted = filters.cleaned_data.get("status", "") if filters.is_valid() else ""
     results = previews.check_all(GoldenCase.objects.all())
     failing = sum(1 for result in results if not result.passed)
-    shown = [r for r in results if not wanted or (wanted == "pass") == r.passed]
+    # Failing cases first: they are what the page is opened for.
+    shown = sorted((r for r in results if not wanted or (wanted == "pass") == r.passed), key=lambda r: r.passed)
     context = {
         "filters": filters,
         "results": shown,

@@ -1,7 +1,9 @@
 // Prompt preview: htmx renders as you type (hx-trigger on the form's fields).
-// htmx 2 does not swap 4xx answers; the preview answers a too-large input with
-// 413 and a message meant for the results region, so let that one through,
-// and say so plainly when the server refused the input in some other way.
+// htmx 2 does not swap 4xx answers. The preview answers a too-large input
+// with 413 and a message meant for the results region, so that one is
+// swapped in; any other refusal (Django answers 400 itself for a body past
+// its upload limit) is handled here: the old renderings stay and a note says
+// the input was refused.
 (function () {
   "use strict";
 
@@ -18,24 +20,23 @@
   }
 
   document.addEventListener("htmx:beforeSwap", function (evt) {
-    if (!isPreviewRequest(evt)) {
+    if (!isPreviewRequest(evt) || !evt.detail.xhr) {
       return;
     }
-    if (evt.detail.xhr && evt.detail.xhr.status === 413) {
+    var status = evt.detail.xhr.status;
+    if (status === 413) {
       evt.detail.shouldSwap = true;
       evt.detail.isError = false;
+    } else if (status >= 400) {
+      evt.detail.shouldSwap = false;
+      evt.detail.isError = false;
+      showRequestError(true);
     }
   });
 
   document.addEventListener("htmx:afterSwap", function (evt) {
     if (isPreviewRequest(evt)) {
       showRequestError(false);
-    }
-  });
-
-  document.addEventListener("htmx:responseError", function (evt) {
-    if (isPreviewRequest(evt)) {
-      showRequestError(true);
     }
   });
 

@@ -166,6 +166,8 @@ def test_a_changed_expectation_fails_with_a_line_diff(qa_client, imported):
     case.save()
     html = qa_client.get(LIST).content.decode()
     (failing,) = texts(html, cls="golden-fail")
+    # Listed first, ahead of the 58 passing cases.
+    assert html.index('class="golden-fail"') < html.index('class="golden-pass"')
     assert "denial" in failing
     assert "lines" in failing
     detail = qa_client.get(reverse("golden_case_detail", args=[case.pk])).content.decode()
