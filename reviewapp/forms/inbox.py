@@ -35,6 +35,18 @@ MAX_PAGE: Final = 2000
 PAGE_SIZE_CHOICES: Final = (25, 50, 100, 200, 500)
 
 
+class PageSizeField(forms.TypedChoiceField):
+    """A page size menu that shows the default as chosen when the URL names none.
+
+    The form is always bound (to the query string), and a bound select with no
+    value lets the browser pick the first option: the page showed 50 rows but
+    the menu said 25, and the next filter change switched to 25.
+    """
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        return initial if data in (None, "") else data
+
+
 class InboxFilterForm(forms.Form):
     state = forms.MultipleChoiceField(
         label=_("State"),
@@ -69,12 +81,13 @@ class InboxFilterForm(forms.Form):
     )
     sort = forms.ChoiceField(label=_("Sort"), choices=SORT_CHOICES, required=False)
     page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=MAX_PAGE)
-    page_size = forms.TypedChoiceField(
+    page_size = PageSizeField(
         label=_("Per page"),
         choices=[(n, str(n)) for n in PAGE_SIZE_CHOICES],
         coerce=int,
         required=False,
         empty_value=None,
+        initial=DEFAULT_PAGE_SIZE,
     )
 
     def __init__(self, *args: Any, max_page_size: int | None = None, **kwargs: Any) -> None:
