@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.core.files.base import File
 from django.core.files.uploadedfile import UploadedFile
@@ -306,11 +306,7 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
     if isinstance(answer, RepresentationAnswer):
         cleaned = _validate_representation(answer, errors, complete=complete)
     elif isinstance(answer, ContextAnswer):
-        text = None
-        try:
-            text = clean_text(answer.text, max_length=MAX_TEXT_LENGTH)
-        except ValueError as error:
-            errors["text"] = [str(error)]
+        text = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
         if complete and text == "":
             errors.setdefault("text", []).append(_("Write what the purchase was for."))
         cleaned = ContextAnswer(text=text or "")
@@ -515,7 +511,9 @@ def answer_json(answer: Answer) -> dict[str, Any]:
     if isinstance(answer, ContextAnswer):
         return {"text": answer.text}
     if answer.upload is not None:
-        return {"choice": "upload", "file_name": answer.upload.name, "size": answer.upload.size}
+        # The client's file name is kept for the record only, made storable.
+        name = _SINGLE_LINE_BAD.sub("", answer.upload.name or "")[:MAX_NAME_LENGTH]
+        return {"choice": "upload", "file_name": name, "size": answer.upload.size}
     return {"choice": "readable"}
 
 
@@ -592,7 +590,7 @@ def chat_window_ends(ctx: object) -> dt.datetime | None:
 
 
 def answer_question(
-    *, item_id: uuid.UUID | str, user: AbstractBaseUser, answer: Answer, now: dt.datetime | None = None
+    *, item_id: uuid.UUID | str, user: User, answer: Answer, now: dt.datetime | None = None
 ) -> AnswerResult:
     """Validate ``answer`` and write it if its question is still ``moved_to_app``.
 
@@ -616,7 +614,7 @@ def answer_question(
 
 def _write(
     item_id: uuid.UUID | str,
-    user: AbstractBaseUser,
+    user: User,
     answer: Answer,
     now: dt.datetime,
     stored: list[tuple[Any, str]],
@@ -678,7 +676,7 @@ def _create_resent_item(
     )
     # The stored name is ours: the client's file name is nothing to trust.
     new_item.document_file.save(f"{new_item.id}.{checked.extension}", File(checked.upload), save=False)
-    stored.append((new_item.document_file.storage, new_item.document_file.name))
+    stored.append((new_item.document_file.storage, new_item.document_file.name or ""))
     new_item.save()
     return new_item
 
@@ -693,10 +691,12 @@ def latest_answer_event(item: InboxItem) -> ClarificationEvent | None:
 def outputs(item: InboxItem, ctx: object) -> dict[str, Any]:
     """The summary, prompt lines, agent view and verifikat line for ``ctx``."""
     summary = clarifications.summarise(ctx)
-    document_id = items.document_id_of(item)
+    agent_view = clarifications.render_agent_view(items.document_id_of(item), item.extracted_data, ctx)
     return {
         "summary": summary.to_json() if summary else None,
         "lines": clarifications.render_lines(summary) if summary else [],
         "notes": clarifications.render_notes(ctx),
-        "agent_view": clarifications.render_agent_view(document_id, item.extracted_data, ctx),
+        "agent_view": agent_view,
+        # One line per entry, exactly as the model receives them.
+        "agent_view_text": "\n".join(agent_view),
     }

@@ -8,7 +8,7 @@ the field they belong to.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
@@ -38,6 +38,13 @@ class AnswerFormMixin:
     answer: Answer | None = None
     # Errors that belong to no single field (e.g. "at most 20 participants").
     group_errors: list[str]
+
+    @property
+    def valid_answer(self) -> Answer:
+        """The answer of a form that passed ``is_valid()``."""
+        if self.answer is None:
+            raise ValueError("call is_valid() first")
+        return self.answer
 
     def apply_errors(self, errors: dict[str, list[str]]) -> None:
         raise NotImplementedError
@@ -91,6 +98,10 @@ ParticipantFormSet = forms.formset_factory(
 )
 
 
+def participant_formset(data: Any = None, *, initial: list[dict[str, str]] | None = None) -> BaseParticipantFormSet:
+    return cast(BaseParticipantFormSet, ParticipantFormSet(data, prefix="participants", initial=initial))
+
+
 class RepresentationForm(AnswerFormMixin, forms.Form):
     """Participants, purpose and event date; or the denial button."""
 
@@ -125,21 +136,21 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
         self.group_errors = []
         if data is None:
             # One spare row to type into; a half answer's people come first.
-            self.participants = ParticipantFormSet(prefix="participants", initial=rows)
+            self.participants = participant_formset(initial=rows)
             self.participants.extra = 1 + extra_rows
         else:
-            self.participants = ParticipantFormSet(data, prefix="participants")
+            self.participants = participant_formset(data)
 
     def all_forms(self) -> list[forms.Form]:
         return [self, *self.participants.forms]
 
     def is_valid(self, *, complete: bool = True) -> bool:
-        own_ok = super().is_valid()
         if self.action == DENY:
-            # "Not representation" settles it whatever rows are on screen
-            # (often the half answer the form was prefilled with).
+            # "Not representation" settles it whatever is on screen (often
+            # the half answer the form was prefilled with): nothing typed is used.
             self.answer = answers.RepresentationAnswer(denied=True)
-            return own_ok
+            return True
+        own_ok = super().is_valid()
         rows_ok = self.participants.is_valid()
         if not rows_ok:
             self.group_errors.extend(str(e) for e in self.participants.non_form_errors())
@@ -209,7 +220,7 @@ def representation_form_with_extra_row(form: RepresentationForm, channel_context
     rows = form.typed_rows()
     fresh = RepresentationForm(channel_context=None)
     fresh.initial = {"purpose": form.data.get("purpose", ""), "event_date": form.data.get("event_date", "")}
-    fresh.participants = ParticipantFormSet(prefix="participants", initial=rows)
+    fresh.participants = participant_formset(initial=rows)
     fresh.participants.extra = 1
     return fresh
 

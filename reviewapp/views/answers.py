@@ -13,9 +13,9 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -25,7 +25,14 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from reviewapp import answers, inbox, items, roles, states
 from reviewapp.api_auth import api_view, json_error
-from reviewapp.forms.answer import ADD_ROW, DENY, SAVE, answer_form, representation_form_with_extra_row
+from reviewapp.forms.answer import (
+    ADD_ROW,
+    DENY,
+    SAVE,
+    RepresentationForm,
+    answer_form,
+    representation_form_with_extra_row,
+)
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import InboxItem
 
@@ -61,6 +68,10 @@ class ConflictView:
     notes: str | None
     answered_by: AnsweredBy | None
     open_question: dict[str, Any] | None
+
+    @property
+    def lines_text(self) -> str:
+        return "\n".join(self.lines)
 
 
 def answered_by(item: InboxItem) -> AnsweredBy | None:
@@ -130,7 +141,7 @@ def panel_context(
     pending = answers.pending_question(ctx)
     status = pending.get("status") if pending else None
     question = pending.get("type") if pending else None
-    may_answer = user.has_perm(roles.ANSWER)
+    may_answer = isinstance(user, User) and user.has_perm(roles.ANSWER)
     panel: dict[str, Any] = {
         "mode": None,
         "question": question,
@@ -198,6 +209,13 @@ def next_item_url(item: InboxItem, list_query: str) -> str:
     return reverse("inbox") + suffix
 
 
+def _answerer(request: HttpRequest) -> User:
+    """The signed-in user, who passed the permission check on the way in."""
+    if not isinstance(request.user, User):
+        raise PermissionDenied
+    return request.user
+
+
 # --- The page --------------------------------------------------------------------------
 
 
@@ -241,7 +259,7 @@ def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpRespons
         conflict = answers.AnswerConflict(item, reason)
         panel = panel_context(item, request.user, form=form, list_query=list_query, conflict=conflict)
         return _render(request, item, panel, status=409)
-    if action == ADD_ROW and question == answers.REPRESENTATION:
+    if action == ADD_ROW and isinstance(form, RepresentationForm):
         # Without JavaScript, "Add a participant" posts the form: show it again with one more row.
         form = representation_form_with_extra_row(form, item.channel_context)
         return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
@@ -249,7 +267,7 @@ def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpRespons
         return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
 
     try:
-        answers.answer_question(item_id=item.pk, user=request.user, answer=form.answer)
+        answers.answer_question(item_id=item.pk, user=_answerer(request), answer=form.valid_answer)
     except answers.AnswerInvalid as invalid:
         form.apply_errors(invalid.errors)
         return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
@@ -318,7 +336,7 @@ def api_answer(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         return json_error(404, "no such item")
     try:
         answer = answers.answer_from_json(data)
-        result = answers.answer_question(item_id=item_id, user=request.user, answer=answer)
+        result = answers.answer_question(item_id=item_id, user=_answerer(request), answer=answer)
     except answers.AnswerInvalid as invalid:
         return json_error(400, "the answer is not valid", errors=invalid.errors)
     except answers.AnswerConflict as conflict:

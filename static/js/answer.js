@@ -10,8 +10,9 @@
   window.reviewApp.answerForm = true;
 
   function refreshPreview(form) {
-    // The preview listens for "input" on the form.
-    form.dispatchEvent(new Event("input", { bubbles: true }));
+    // The preview's hx-trigger listens for this as well as for typing
+    // ("input changed" would ignore an event whose target has no value).
+    form.dispatchEvent(new CustomEvent("answer-rows-changed", { bubbles: true }));
   }
 
   function addRow(form) {
@@ -101,7 +102,18 @@
   }
 
   document.addEventListener("htmx:afterSwap", function (event) {
-    enhance(event.target instanceof Element ? event.target.ownerDocument : document);
+    enhance(document);
+    // After Save or "Not representation" came back with errors or a
+    // conflict, put the keyboard where the user has to look. (The live
+    // preview is requested by the form itself and must not move the focus.)
+    var config = event.detail && event.detail.requestConfig;
+    if (!config || !config.elt || config.elt.tagName !== "BUTTON") return;
+    var panel = document.getElementById("answer-panel");
+    if (!panel) return;
+    var first = panel.querySelector('[aria-invalid="true"]') || panel.querySelector("#answer-conflict, #answer-form_error");
+    if (!first) return;
+    if (!first.matches("input, textarea, select, button")) first.setAttribute("tabindex", "-1");
+    first.focus();
   });
 
   if (document.readyState === "loading") {

@@ -482,9 +482,8 @@ def test_the_preview_shows_the_agent_view_after_saving_and_saves_nothing(bookkee
     assert "Anna Berg (Volvo)" in after
     assert "Avtalsförhandling" in after
     # The current view still carries the open question's line, the preview no longer does.
-    html = response.content.decode()
-    agent_now = html.split('class="verbatim preview-agent-now">')[1].split("</pre>")[0]
-    agent_after = html.split('class="verbatim preview-agent-after">')[1].split("</pre>")[0]
+    agent_now = page.text("preview-agent-now")
+    agent_after = page.text("preview-agent-after")
     assert "- OBESVARAD FRÅGA: deltagare och syfte" in agent_now
     assert "OBESVARAD FRÅGA:" not in agent_after
     assert stored(item) == before
@@ -572,3 +571,14 @@ def test_an_htmx_post_with_the_csrf_header_is_accepted(bookkeeper):
     assert response.status_code == 200
     assert "HX-Redirect" in response
     assert stored(item)["user_note"] == "Lunch"
+
+
+def test_the_preview_is_exactly_what_the_item_page_shows_after_saving(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post([("Anna Berg", "Volvo"), ("Jakob W", "")], purpose="Avtal\nförhandling")
+    preview = Page(bookkeeper_client.post(preview_url(item), data, **HTMX).content.decode())
+    assert bookkeeper_client.post(answer_url(item), data).status_code == 302
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    assert preview.text("preview-agent-after") == page.text("agent-view-text")
+    assert preview.text("preview-notes-after") == page.text("notes-text")
+    assert "\n    - " in page.text("agent-view-text")  # one line per entry, as the model gets them
