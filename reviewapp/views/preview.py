@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import PermissionsMixin
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -141,6 +141,10 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
                 )
         except IntegrityError:  # saved by someone else since the form was checked
             name_form.add_error("name", _("A golden case with this name already exists."))
+        except DataError:
+            # PostgreSQL's jsonb cannot hold a lone UTF-16 surrogate, which the
+            # notes cap leaves when it cuts an emoji in half.
+            name_form.add_error(None, _("This case cannot be stored: its input or output holds half an emoji."))
         else:
             messages.success(request, _("Saved golden case “%(name)s”.") % {"name": case.name})
             target = reverse("golden_case_detail", args=[case.pk])

@@ -256,3 +256,14 @@ def test_an_unknown_case_is_404_and_post_is_405(qa_client, imported):
     assert qa_client.post(LIST).status_code == 405
     case = GoldenCase.objects.first()
     assert qa_client.post(reverse("golden_case_detail", args=[case.pk])).status_code == 405
+
+
+@pytest.mark.postgres
+def test_an_output_postgresql_cannot_store_is_a_form_error_not_a_500(qa_client):
+    # 219 UTF-16 units of note and the cap cuts the first emoji in half.
+    context = {"channel": "whatsapp", "user_note": "a" * 218 + "😀😀"}
+    data = {"channel_context": json.dumps(context, ensure_ascii=False), "name": "halv emoji"}
+    response = qa_client.post(SAVE, data)
+    assert response.status_code == 200
+    assert "half an emoji" in text_of(response.content.decode(), "golden-save")
+    assert not GoldenCase.objects.exists()

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import DataError
 
 from reviewapp import previews
 
@@ -38,7 +39,10 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: not UTF-8 ({exc.reason})") from None
         except previews.InvalidCaseFile as exc:
             raise CommandError(f"{path}: {exc}") from None
-        summary = previews.import_cases(records, replace=options["replace"])
+        try:
+            summary = previews.import_cases(records, replace=options["replace"])
+        except DataError as exc:  # PostgreSQL's jsonb refuses a lone UTF-16 surrogate
+            raise CommandError(f"Nothing imported: the database refused a value ({exc}).") from None
         if summary.conflicts:
             names = ", ".join(summary.conflicts)
             raise CommandError(
