@@ -29,7 +29,7 @@ import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Final
+from typing import IO, Any, Final, Protocol
 
 from django.db import DatabaseError, transaction
 from django.db.models import Q
@@ -113,7 +113,11 @@ def export_rows(*, state_keys: Sequence[str] = ()) -> Iterator[dict[str, Any]]:
         yield row_of(item)
 
 
-def write_jsonl(rows: Iterable[dict[str, Any]], out: IO[str]) -> int:
+class TextSink(Protocol):
+    def write(self, text: str, /) -> object: ...
+
+
+def write_jsonl(rows: Iterable[dict[str, Any]], out: TextSink) -> int:
     count = 0
     for row in rows:
         out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
