@@ -325,14 +325,23 @@ def demo_companies(seed: int) -> list[Company]:
     ]
 
 
+def _receipt_font(image_font: Any, size: int) -> Any:
+    # Pillow's built-in font has no å, ä or ö ("Operak□llaren"); DejaVu Sans
+    # (on most Linux machines, and wherever Debian's chromium is installed) has.
+    try:
+        return image_font.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        return image_font.load_default(size=size)
+
+
 def receipt_png(item: InboxItem) -> bytes:
     """A plain generated receipt image, so the demo's item pages show a document."""
     from PIL import Image, ImageDraw, ImageFont
 
     image = Image.new("RGB", (420, 560), "white")
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=18)
-    small = ImageFont.load_default(size=14)
+    font = _receipt_font(ImageFont, 18)
+    small = _receipt_font(ImageFont, 14)
     lines = [
         (item.supplier_name or "Kvitto", font),
         ("Org.nr 556000-0000", small),
