@@ -110,10 +110,15 @@ def preview_of(item: InboxItem, form: AnswerForm) -> dict[str, Any]:
         # Both choices settle the question the same way for the prompt and
         # the verifikat; the file is not sent just to preview.
         answer: answers.Answer = answers.ResendAnswer(readable=True)
-    elif form.is_bound and form.is_valid(complete=False):
-        answer = form.answer
+    elif not form.is_bound:
+        return {"after": None, "note": None}
     else:
-        return {"after": None, "note": _("Fix the marked fields to see the preview.") if form.is_bound else None}
+        # A fresh form: the one shown may carry a save's "incomplete" errors,
+        # and a half answer is still worth previewing.
+        typed = answer_form(form.question, channel_context=None, data=form.data)
+        if not typed.is_valid(complete=False):
+            return {"after": None, "note": _("Fix the marked fields to see the preview.")}
+        answer = typed.valid_answer
     note = None
     try:
         answers.validate(answer)

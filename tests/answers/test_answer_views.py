@@ -582,3 +582,40 @@ def test_the_preview_is_exactly_what_the_item_page_shows_after_saving(bookkeeper
     assert preview.text("preview-agent-after") == page.text("agent-view-text")
     assert preview.text("preview-notes-after") == page.text("notes-text")
     assert "\n    - " in page.text("agent-view-text")  # one line per entry, as the model gets them
+
+
+def test_a_question_of_an_unknown_type_is_explained_not_offered(bookkeeper_client):
+    item = moved_item("survey")
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    assert "survey" in page.text("answer-panel")
+    assert not page.has("answer-form")
+    response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    assert "user_note" not in stored(item)
+
+
+def test_an_upload_whose_write_fails_leaves_no_file_and_no_item(bookkeeper_client, monkeypatch, settings):
+    from pathlib import Path
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("database went away")
+
+    item = moved_item("resend")
+    monkeypatch.setattr(ClarificationEvent.objects, "create", broken)
+    upload = io.BytesIO(png_bytes())
+    upload.name = "skarpare.png"
+    with pytest.raises(RuntimeError):
+        bookkeeper_client.post(answer_url(item), {"question": "resend", "choice": "upload", "file": upload})
+    assert InboxItem.objects.count() == 1
+    assert stored(item)["pending_question"]["status"] == "moved_to_app"
+    media = Path(settings.MEDIA_ROOT)
+    assert not [path for path in media.rglob("*") if path.is_file()]
+
+
+def test_after_a_refused_save_the_preview_still_shows_the_half_answer(bookkeeper_client):
+    item = moved_item("representation")
+    response = bookkeeper_client.post(answer_url(item), representation_post([("Anna Berg", "")]), **HTMX)
+    page = Page(response.content.decode())
+    assert page.has("id_purpose_error")
+    assert "Anna Berg" in page.text("preview-agent-after")
+    assert "Write the purpose" in page.text("answer-preview")

@@ -1,0 +1,107 @@
+"""The answer form in a real browser: rows, errors, upload (``make e2e``).
+
+The browser fixtures are the e2e folder's: every journey fails on a console
+error, a CSP violation or an unexpected 4xx/5xx.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+
+import pytest
+from django.urls import reverse
+from PIL import Image
+from playwright.sync_api import Page, expect
+
+from reviewapp import roles
+from reviewapp.models import ClarificationEvent, InboxItem
+from tests import factories
+from tests.e2e import data
+
+pytestmark = pytest.mark.e2e
+
+
+def _open(page: Page, item: InboxItem) -> None:
+    page.goto(reverse("item_detail", args=[item.pk]))
+    expect(page.locator("#answer-form")).to_be_visible()
+
+
+def test_a_removed_row_leaves_the_preview_and_the_answer(page: Page, make_user: Callable[..., object], log_in) -> None:  # type: ignore[no-untyped-def]
+    make_user(roles.BOOKKEEPER, username="bea")
+    item = data.item(
+        factories.make_company(), "Restaurang Tegel", data.moved_question("representation", asked_hours_ago=60)
+    )
+    log_in(page, "bea")
+    _open(page, item)
+
+    form = page.locator("#answer-form")
+    form.locator('input[name="participants-0-name"]').fill("Anna Berg")
+    form.locator("[data-add-participant]").click()
+    form.locator('input[name="participants-1-name"]').fill("Fel Person")
+    form.locator("[data-add-participant]").click()
+    form.locator('input[name="participants-2-name"]').fill("Erik Ek")
+    form.locator('textarea[name="purpose"]').fill("Kundmöte")
+    after = page.locator("#preview-agent-after")
+    expect(after).to_contain_text("Fel Person")
+
+    # The JavaScript remove button replaces the checkbox and updates the preview.
+    row = form.locator("[data-participant-row]").nth(1)
+    expect(row.locator("[data-remove-field]")).to_be_hidden()
+    row.locator("[data-remove-participant]").click()
+    expect(row).to_be_hidden()
+    expect(after).not_to_contain_text("Fel Person")
+    expect(after).to_contain_text("Erik Ek")
+
+    page.locator('textarea[name="purpose"]').press("Control+Enter")
+    expect(page.locator(".messages .message-success")).to_be_visible()
+    item.refresh_from_db()
+    assert [p["name"] for p in item.channel_context["representation"]["participants"]] == ["Anna Berg", "Erik Ek"]
+
+
+def test_an_error_after_saving_is_under_its_field_and_has_the_focus(
+    page: Page, make_user: Callable[..., object], log_in
+) -> None:  # type: ignore[no-untyped-def]
+    make_user(roles.BOOKKEEPER, username="bea")
+    item = data.item(factories.make_company(), "Taxi", data.moved_question("representation", asked_hours_ago=60))
+    log_in(page, "bea")
+    _open(page, item)
+
+    page.locator('input[name="participants-0-name"]').fill("Anna Berg")
+    page.locator('input[name="event_date"]').fill("2026-07-29")
+    page.locator("[data-answer-save]").click()
+
+    error = page.locator("#id_purpose_error")
+    expect(error).to_be_visible()
+    purpose = page.locator("#id_purpose")
+    expect(purpose).to_be_focused()
+    expect(purpose).to_have_attribute("aria-describedby", re.compile(r"\bid_purpose_error\b"))
+    expect(page.locator('input[name="participants-0-name"]')).to_have_value("Anna Berg")
+    expect(page.locator('input[name="event_date"]')).to_have_value("2026-07-29")
+    assert not ClarificationEvent.objects.filter(item=item).exists()
+
+
+def test_a_sharper_photo_uploaded_in_the_browser_becomes_a_new_item(
+    page: Page, make_user: Callable[..., object], log_in, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    make_user(roles.BOOKKEEPER, username="bea")
+    item = data.item(factories.make_company(), "ICA", data.moved_question("resend", asked_hours_ago=60))
+    photo = tmp_path / "skarpare.jpg"
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), "white").save(buffer, format="JPEG")
+    photo.write_bytes(buffer.getvalue())
+    log_in(page, "bea")
+    _open(page, item)
+
+    page.locator('input[name="choice"][value="upload"]').check()
+    page.locator('input[name="file"]').set_input_files(str(photo))
+    page.locator("[data-answer-save]").click()
+    expect(page.locator(".messages .message-success")).to_be_visible()
+
+    new = InboxItem.objects.exclude(pk=item.pk).get()
+    assert new.source == "app"
+    with new.document_file.open("rb") as handle:
+        assert handle.read() == photo.read_bytes()
+    item.refresh_from_db()
+    assert item.channel_context["quality"]["superseded"] is True
