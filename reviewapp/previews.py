@@ -160,6 +160,28 @@ def case_input(channel_context: Any, document_id: str | None, extracted_data: An
     return {"channel_context": channel_context, "item": {"document_id": document_id, "extracted_data": extracted_data}}
 
 
+def line_from_texts(channel_context: str, document_id: str | None, extracted_data: str | None) -> JsonDict:
+    """The input line the playground's fields make, parsed as one line.
+
+    Each text must already have passed ``parse_json``. The command line reads a
+    number by where it sits in the whole line (``-0`` keeps its sign only as a
+    zero amount of ``item.extracted_data``), so the fields are joined into that
+    line and parsed together rather than one by one.
+    """
+    line = b"".join(
+        (
+            b'{"channel_context":',
+            channel_context.encode("utf-8", "surrogatepass"),
+            b',"item":{"document_id":',
+            dump_line(document_id),
+            b',"extracted_data":',
+            (extracted_data or "null").encode("utf-8", "surrogatepass"),
+            b"}}",
+        )
+    )
+    return parse_line(line)
+
+
 def render(value: Any) -> JsonDict:
     """Exactly what ``python -m clarifications`` prints for the input line ``value``.
 

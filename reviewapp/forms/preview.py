@@ -78,8 +78,13 @@ class PreviewForm(forms.Form):
         return self._parse("extracted_data")
 
     def case_input(self) -> dict[str, Any]:
-        data = self.cleaned_data
-        return previews.case_input(data["channel_context"], data["document_id"], data["extracted_data"])
+        """The input line, parsed whole as ``python -m clarifications`` would parse it."""
+        extracted = self.data.get("extracted_data") or ""
+        return previews.line_from_texts(
+            self.data["channel_context"],
+            self.cleaned_data["document_id"],
+            extracted if extracted.strip() else None,
+        )
 
 
 def _example_choices() -> list[tuple[str, Any]]:

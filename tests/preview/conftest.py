@@ -1,17 +1,35 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-GOLDEN = Path(__file__).resolve().parents[2].parent / "shared" / "golden" / "clarifications.jsonl"
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO.parent / "shared" / "golden" / "clarifications.jsonl"
 
 
 def golden_records() -> list[dict[str, Any]]:
     """Every line of the shared golden file, parsed, in file order."""
     return [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def cli_output(lines: list[bytes]) -> list[bytes]:
+    """What ``python -m clarifications`` prints for each input line (one process)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "clarifications"],
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        cwd=REPO,
+        check=False,
+        timeout=60,
+    )
+    printed = done.stdout.splitlines()
+    assert len(printed) == len(lines), done.stderr
+    return printed
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ import clarifications
 from reviewapp import previews, states
 from reviewapp.forms.preview import PreviewForm
 from tests import factories
-from tests.preview.conftest import golden_records
+from tests.preview.conftest import cli_output, golden_records
 from tests.preview.html import text_of, texts
 
 URL = "/preview/"
@@ -52,6 +52,21 @@ def test_the_htmx_fragment_renders_every_golden_case_exactly(qa_client, record):
     else:
         assert text_of(html, "notes-text") == expected["notes"]
     assert previews.canonical(json.loads(text_of(html, "summary-text"))) == previews.canonical(expected["summary"])
+
+
+def test_the_fragment_matches_the_command_line_on_a_minus_zero_amount(qa_client):
+    # The sign of -0 survives only where the command line keeps it: a zero
+    # amount in item.extracted_data. The fields are read as that one line.
+    data = {"channel_context": '{"channel": "whatsapp", "user_note": "retur"}', "document_id": "doc-9"}
+    data["extracted_data"] = '{"totals": {"total": -0, "vatAmount": -0.0}}'
+    html = qa_client.post(URL, data, **HTMX).content.decode()
+    line = (
+        '{"channel_context": {"channel": "whatsapp", "user_note": "retur"}, '
+        '"item": {"document_id": "doc-9", "extracted_data": {"totals": {"total": -0, "vatAmount": -0.0}}}}'
+    )
+    (printed,) = cli_output([line.encode()])
+    assert text_of(html, "agent-view-text") == "\n".join(json.loads(printed)["agent_view"])
+    assert text_of(html, "cli-line") == printed.decode()
 
 
 def test_the_page_without_javascript_renders_too(qa_client):
