@@ -1,6 +1,6 @@
 """The answer form in a real browser: rows, errors, upload (``make e2e``).
 
-The browser fixtures are the e2e folder's: every journey fails on a console
+The browser fixtures are this folder's: every journey fails on a console
 error, a CSP violation or an unexpected 4xx/5xx.
 """
 
