@@ -179,7 +179,9 @@ def line_from_texts(channel_context: str, document_id: str | None, extracted_dat
             b"}}",
         )
     )
-    return parse_line(line)
+    value = parse_line(line)
+    assert isinstance(value, dict)  # built as an object above
+    return value
 
 
 def render(value: Any) -> JsonDict:
