@@ -36,6 +36,22 @@ class StateFilter(admin.SimpleListFilter):
         return queryset
 
 
+class QuestionTypeFilter(admin.SimpleListFilter):
+    # Fixed choices: a plain field filter would run SELECT DISTINCT over the
+    # whole table on every changelist load.
+    title = _("open question")
+    parameter_name = "type"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, Any]]:
+        return [(key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if value in states.QUESTION_TYPES:
+            return queryset.filter(open_question_type=value)
+        return queryset
+
+
 def _pretty_json(value: object) -> str:
     return format_html('<pre class="readonly-json">{}</pre>', json.dumps(value, indent=2, ensure_ascii=False))
 
@@ -49,7 +65,7 @@ class CompanyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 @admin.register(InboxItem)
 class InboxItemAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("created_at", "company", "supplier", "total_amount", "state_labels", "open_question_type")
-    list_filter = (StateFilter, "open_question_type", "source")
+    list_filter = (StateFilter, QuestionTypeFilter)
     list_select_related = ("company",)
     search_fields = ("search_text",)
     search_help_text = _("Supplier, participant, purpose, note or the start of the item id.")

@@ -250,19 +250,104 @@ def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, Inb
 # --- Counting and paging ----------------------------------------------------
 
 
-def facet_counts(query: ListQuery) -> tuple[int, dict[str, int]]:
-    """How many items match ``query``, and how many of them are in each state.
+# Free-text and date-range filters are counted row by row, and only up to
+# this many: past it a number reads "10 000+". Counting every match of a
+# broad search costs time in proportion to the table; a person does not need
+# the exact size of a result set they will narrow anyway.
+COUNT_CAP: Final = 10_000
 
-    One aggregate query: ``COUNT(*) FILTER (WHERE state_x)`` per state on
-    PostgreSQL. A state's count is what the list would show with that state
-    ticked as well (states combine with AND).
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How many items match, and how many of those are in each state.
+
+    A state's number is what the list would show with that state ticked as
+    well (states combine with AND). ``limit`` is set when the numbers were
+    counted only up to a cap: a number above it means "more than ``limit``".
     """
+
+    total: int
+    facets: dict[str, int]
+    limit: int | None = None
+
+    def is_more(self, n: int) -> bool:
+        return self.limit is not None and n > self.limit
+
+    @property
+    def exact(self) -> bool:
+        return not any(self.is_more(n) for n in (self.total, *self.facets.values()))
+
+
+def _is_structured(query: ListQuery) -> bool:
+    """Only filters the tally knows (states, question type, company)."""
+    return not (query.text or query.received_from or query.received_to)
+
+
+def _state_bits(keys: Iterable[str]) -> int:
+    # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0004).
+    return sum(1 << states.STATE_KEYS.index(key) for key in keys)
+
+
+def _tally_counts(query: ListQuery) -> Counts:
+    """Exact counts from the trigger-maintained tally: a sum over a few dozen rows."""
+    required = _state_bits(query.states)
+    columns = ["COALESCE(SUM(n), 0)"]
+    columns += [f"COALESCE(SUM(n) FILTER (WHERE states & {1 << bit} <> 0), 0)" for bit in range(len(states.STATE_KEYS))]
+    sql = f"SELECT {', '.join(columns)} FROM inbox_state_tally WHERE states & %s = %s"  # noqa: S608 - constants only
+    params: list[Any] = [required, required]
+    if query.company_id:
+        sql += " AND company_id = %s"
+        params.append(query.company_id)
+    if query.question_type:
+        sql += " AND question_type = %s"
+        params.append(query.question_type)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return Counts(total=int(row[0]), facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)})
+
+
+def _aggregate_counts(query: ListQuery) -> Counts:
+    """Exact counts in one aggregate (SQLite, where there is no tally)."""
     aggregates: dict[str, Any] = {"_total": Count("pk")}
     for key, column in states.STATE_FIELDS.items():
         aggregates[key] = Count("pk", filter=Q(**{column: True}))
     counts = filtered_items(query).aggregate(**aggregates)
     total = counts.pop("_total")
-    return total, {key: counts[key] for key in states.STATE_KEYS}
+    return Counts(total=total, facets={key: counts[key] for key in states.STATE_KEYS})
+
+
+def _capped_counts(query: ListQuery) -> Counts:
+    """Counts up to COUNT_CAP + 1 each, as scalar subqueries of one statement."""
+    items = filtered_items(query)
+    parts = [items, *(items.filter(**{states.STATE_FIELDS[key]: True}) for key in states.STATE_KEYS)]
+    selects, params = [], []
+    for part in parts:
+        sql, part_params = part.values("pk")[: COUNT_CAP + 1].query.sql_with_params()
+        selects.append(f"(SELECT COUNT(*) FROM ({sql}) AS capped)")  # noqa: S608 - SQL compiled by Django
+        params.extend(part_params)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(selects), params)
+        row = cursor.fetchone()
+    return Counts(
+        total=int(row[0]),
+        facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)},
+        limit=COUNT_CAP,
+    )
+
+
+def facet_counts(query: ListQuery) -> Counts:
+    """The numbers beside the filters, in one query whatever the filters.
+
+    States, type and company: exact, from the tally on PostgreSQL (constant
+    time however many items) or one aggregate on SQLite. With a search or a
+    date range: counted row by row up to ``COUNT_CAP``.
+    """
+    if not _is_structured(query):
+        return _capped_counts(query)
+    if connection.vendor == "postgresql":
+        return _tally_counts(query)
+    return _aggregate_counts(query)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,11 +414,18 @@ class Row:
 class ListPage:
     query: ListQuery
     rows: list[Row]
-    count: int
-    facets: dict[str, int]
+    counts: Counts
     number: int
     num_pages: int
     page_size: int = field(default=DEFAULT_PAGE_SIZE)
+
+    @property
+    def count(self) -> int:
+        return self.counts.total
+
+    @property
+    def facets(self) -> dict[str, int]:
+        return self.counts.facets
 
     @property
     def has_next(self) -> bool:
@@ -345,11 +437,23 @@ class ListPage:
 
     @property
     def start_index(self) -> int:
-        return (self.number - 1) * self.page_size + 1 if self.count else 0
+        return (self.number - 1) * self.page_size + 1 if self.rows else 0
 
     @property
     def end_index(self) -> int:
-        return min(self.number * self.page_size, self.count)
+        return (self.number - 1) * self.page_size + len(self.rows)
+
+
+def page_rows(query: ListQuery, number: int) -> QuerySet[InboxItem]:
+    """The rows of page ``number``, with their company.
+
+    The page's ids are found first, in a subquery the sort's index answers
+    alone (an index-only scan, no table rows read for the skipped pages);
+    only the page's own rows are then fetched. This keeps page 200 cheap.
+    """
+    offset = (number - 1) * query.page_size
+    page_ids = ordered(filtered_items(query), query.sort).values("pk")[offset : offset + query.page_size]
+    return ordered(InboxItem.objects.filter(pk__in=page_ids), query.sort).select_related("company")
 
 
 def list_page(query: ListQuery) -> ListPage:
@@ -359,21 +463,13 @@ def list_page(query: ListQuery) -> ListPage:
     A page past the end shows the last page, as Django's ``Paginator.get_page``.
     """
     refresh_stale_states()
-    count, facets = facet_counts(query)
-    num_pages = max(1, -(-count // query.page_size))
+    counts = facet_counts(query)
+    num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)
-    offset = (number - 1) * query.page_size
-    items = ordered(filtered_items(query), query.sort).select_related("company")
     now = timezone.now()
-    rows = [Row.of(item, now) for item in items[offset : offset + query.page_size]]
+    rows = [Row.of(item, now) for item in page_rows(query, number)]
     return ListPage(
-        query=query,
-        rows=rows,
-        count=count,
-        facets=facets,
-        number=number,
-        num_pages=num_pages,
-        page_size=query.page_size,
+        query=query, rows=rows, counts=counts, number=number, num_pages=num_pages, page_size=query.page_size
     )
 
 

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import permission_required
 from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.formats import number_format
 from django.views.decorators.http import require_safe
 
 import clarifications
@@ -31,12 +32,19 @@ def _query_string(query: QueryDict, **changes: object) -> str:
     return result.urlencode()
 
 
+def _shown(n: int, counts: inbox.Counts) -> str:
+    """A count as the page shows it: grouped digits, "10 000+" past a cap."""
+    if counts.is_more(n) and counts.limit is not None:
+        return number_format(counts.limit, force_grouping=True) + "+"
+    return number_format(n, force_grouping=True)
+
+
 def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
     return [
         {
             "key": key,
             "label": states.STATE_LABELS[key],
-            "count": page.facets[key],
+            "count": _shown(page.facets[key], page.counts),
             "checked": key in page.query.states,
         }
         for key in states.STATE_KEYS
@@ -53,6 +61,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "page": page,
         "facets": _facets(page),
+        "count_shown": _shown(page.count, page.counts),
         # Each row links to the item page with this list's query string, so
         # the item page can offer previous/next within it and a way back.
         "list_query": _query_string(request.GET, page=page.number if page.number > 1 else None),
@@ -62,7 +71,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "last_url": page_url + _query_string(request.GET, page=page.num_pages),
         # Past MAX_PAGE the form refuses the page number; offer no link there.
         "next_reachable": page.has_next and page.number < MAX_PAGE,
-        "last_reachable": page.num_pages <= MAX_PAGE,
+        "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,
     }
     # Back/forward after a swap asks for the whole page (history restore).
     partial = request.htmx and not request.htmx.history_restore_request
@@ -105,10 +114,19 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
     page = inbox.list_page(inbox.ListQuery.from_form(form))
     base = request.build_absolute_uri(reverse("api_items")) + "?"
+    counts = page.counts
+
+    def reported(n: int) -> int:
+        return counts.limit if counts.is_more(n) and counts.limit is not None else n
+
     return JsonResponse(
         {
-            "count": page.count,
-            "facets": page.facets,
+            # With a search or a date range numbers are counted up to
+            # inbox.COUNT_CAP: then "exact" is false, and a number equal to the
+            # cap means "at least that many".
+            "count": reported(counts.total),
+            "facets": {key: reported(n) for key, n in counts.facets.items()},
+            "exact": counts.exact,
             "page": page.number,
             "num_pages": page.num_pages,
             "results": [_row_json(row) for row in page.rows],
