@@ -262,20 +262,18 @@ class Counts:
     """How many items match, and how many of those are in each state.
 
     A state's number is what the list would show with that state ticked as
-    well (states combine with AND). ``limit`` is set when the numbers were
-    counted only up to a cap: a number above it means "more than ``limit``".
+    well (states combine with AND). ``limit`` is set when the rows were
+    counted only up to a cap; when the total is above it ("more than
+    ``limit``") the state numbers are lower bounds.
     """
 
     total: int
     facets: dict[str, int]
     limit: int | None = None
 
-    def is_more(self, n: int) -> bool:
-        return self.limit is not None and n > self.limit
-
     @property
     def exact(self) -> bool:
-        return not any(self.is_more(n) for n in (self.total, *self.facets.values()))
+        return self.limit is None or self.total <= self.limit
 
 
 def _is_structured(query: ListQuery) -> bool:
@@ -318,20 +316,24 @@ def _aggregate_counts(query: ListQuery) -> Counts:
 
 
 def _capped_counts(query: ListQuery) -> Counts:
-    """Counts up to COUNT_CAP + 1 each, as scalar subqueries of one statement."""
-    items = filtered_items(query)
-    parts = [items, *(items.filter(**{states.STATE_FIELDS[key]: True}) for key in states.STATE_KEYS)]
-    selects, params = [], []
-    for part in parts:
-        sql, part_params = part.values("pk")[: COUNT_CAP + 1].query.sql_with_params()
-        selects.append(f"(SELECT COUNT(*) FROM ({sql}) AS capped)")  # noqa: S608 - SQL compiled by Django
-        params.extend(part_params)
+    """Counts over at most COUNT_CAP + 1 matching rows, in one pass.
+
+    Up to the cap every number is exact. Past it the total reads "more than
+    COUNT_CAP" and each state's number is how many of the rows looked at are
+    in that state: a lower bound, shown as such. (Counting each state to the
+    cap separately would repeat the search once per state.)
+    """
+    columns = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
+    sql, params = filtered_items(query).values(*columns)[: COUNT_CAP + 1].query.sql_with_params()
+    selects = ["COUNT(*)", *(f"COUNT(*) FILTER (WHERE capped.{column})" for column in columns)]
+    if connection.vendor != "postgresql":
+        selects = ["COUNT(*)", *(f"SUM(CASE WHEN capped.{column} THEN 1 ELSE 0 END)" for column in columns)]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(selects), params)
+        cursor.execute(f"SELECT {', '.join(selects)} FROM ({sql}) AS capped", params)  # noqa: S608 - SQL compiled by Django
         row = cursor.fetchone()
     return Counts(
         total=int(row[0]),
-        facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)},
+        facets={key: int(n or 0) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)},
         limit=COUNT_CAP,
     )
 

@@ -33,10 +33,10 @@ def _query_string(query: QueryDict, **changes: object) -> str:
 
 
 def _shown(n: int, counts: inbox.Counts) -> str:
-    """A count as the page shows it: grouped digits, "10 000+" past a cap."""
-    if counts.is_more(n) and counts.limit is not None:
-        return number_format(counts.limit, force_grouping=True) + "+"
-    return number_format(n, force_grouping=True)
+    """A count as the page shows it: grouped digits, with "+" when it is a lower bound."""
+    if counts.exact or counts.limit is None:
+        return number_format(n, force_grouping=True)
+    return number_format(min(n, counts.limit), force_grouping=True) + "+"
 
 
 def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
@@ -115,17 +115,14 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     page = inbox.list_page(inbox.ListQuery.from_form(form))
     base = request.build_absolute_uri(reverse("api_items")) + "?"
     counts = page.counts
-
-    def reported(n: int) -> int:
-        return counts.limit if counts.is_more(n) and counts.limit is not None else n
-
+    limit = counts.limit if not counts.exact and counts.limit is not None else None
     return JsonResponse(
         {
-            # With a search or a date range numbers are counted up to
-            # inbox.COUNT_CAP: then "exact" is false, and a number equal to the
-            # cap means "at least that many".
-            "count": reported(counts.total),
-            "facets": {key: reported(n) for key, n in counts.facets.items()},
+            # With a search or a date range rows are counted up to
+            # inbox.COUNT_CAP. Past it "exact" is false, "count" is the cap
+            # (meaning "more") and each facet is a lower bound.
+            "count": counts.total if limit is None else limit,
+            "facets": {key: n if limit is None else min(n, limit) for key, n in counts.facets.items()},
             "exact": counts.exact,
             "page": page.number,
             "num_pages": page.num_pages,

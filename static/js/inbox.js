@@ -59,6 +59,27 @@
     selected = -1;
   });
 
+  // htmx keeps a copy of the page's HTML for Back. Typed values live in the
+  // DOM properties, not in the HTML, so write them into the attributes first;
+  // otherwise Back would show the old rows under the newer search text.
+  document.addEventListener("htmx:beforeHistorySave", function () {
+    var form = document.getElementById("inbox-filters");
+    if (!form) return;
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.type === "checkbox" || el.type === "radio") {
+        if (el.checked) el.setAttribute("checked", "");
+        else el.removeAttribute("checked");
+      } else if (el.tagName === "SELECT") {
+        Array.prototype.forEach.call(el.options, function (option) {
+          if (option.selected) option.setAttribute("selected", "");
+          else option.removeAttribute("selected");
+        });
+      } else if (el.tagName === "INPUT") {
+        el.setAttribute("value", el.value);
+      }
+    });
+  });
+
   // Leave empty filters out of the request, so the pushed URL is the short
   // link a person would share (?state=needs_answer, not ?q=&type=&...).
   document.addEventListener("htmx:configRequest", function (event) {

@@ -85,21 +85,31 @@ def test_the_list_counts_come_from_the_tally_on_postgresql(qa_client, company):
     assert qa_client.get(reverse("api_items")).json()["count"] == 41
 
 
-def test_counts_with_a_search_stop_at_the_cap(qa_client, monkeypatch):
+def test_counts_with_a_search_stop_at_the_cap_and_say_so(qa_client, monkeypatch):
     monkeypatch.setattr(inbox, "COUNT_CAP", 3)
     for _ in range(5):
         factories.make_item(channel_context=note("kontorsmaterial"), extracted_data=None)
-    factories.make_item(
-        channel_context=pending("moved_to_app"), extracted_data={"supplier": {"name": "Kontorsmaterial AB"}}
-    )
     data = qa_client.get(reverse("api_items"), {"q": "kontorsmaterial"}).json()
     assert data["count"] == 3
     assert data["exact"] is False
     assert data["facets"]["answered"] == 3
-    assert data["facets"]["needs_answer"] == 1
+    assert data["facets"]["needs_answer"] == 0
     body = qa_client.get(reverse("inbox"), {"q": "kontorsmaterial"}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "of 3+ items" in body
-    assert 'data-state="needs_answer">1<' in body
+    assert 'data-state="answered">3+<' in body
+
+
+def test_counts_with_a_search_under_the_cap_are_exact(qa_client, monkeypatch):
+    monkeypatch.setattr(inbox, "COUNT_CAP", 3)
+    for _ in range(2):
+        factories.make_item(channel_context=note("kontorsmaterial"), extracted_data=None)
+    supplier = {"supplier": {"name": "Kontorsmaterial AB"}}
+    factories.make_item(channel_context=pending("moved_to_app"), extracted_data=supplier)
+    factories.make_item(channel_context=note("annat"))
+    data = qa_client.get(reverse("api_items"), {"q": "kontorsmaterial"}).json()
+    assert (data["count"], data["exact"]) == (3, True)
+    assert data["facets"]["needs_answer"] == 1
+    assert data["facets"]["answered"] == 2
 
 
 def test_counts_without_a_search_are_exact_past_the_cap(qa_client, monkeypatch):
