@@ -31,6 +31,20 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
 
+## make e2e: every browser test (marked e2e: the journeys in tests/e2e and the screens' own)
+## in Debian's Chromium against a live server; installs the chromium package first when it
+## is missing and we are root (CI is). Screenshots land in test-artifacts/e2e/;
+## E2E_README_SCREENSHOTS=1 make e2e also rewrites docs/screenshots/.
+e2e: $(STAMP)
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \
+	  else \
+	    echo "make e2e needs Debian's Chromium at /usr/bin/chromium: sudo apt-get install -y chromium" >&2; exit 1; \
+	  fi; \
+	fi
+	$(PY) -m pytest -m e2e
+
 ## make serve: production-style: migrate, collect static files, gunicorn on PostgreSQL
 ## (needs DATABASE_URL=postgres://..., SECRET_KEY and ALLOWED_HOSTS in the environment)
 serve: serve-env $(STAMP)
