@@ -12,9 +12,20 @@ def _create_cache_table(**kwargs: Any) -> None:
     call_command("createcachetable", database=kwargs.get("using", "default"), verbosity=0)
 
 
+def _ensure_roles(**kwargs: Any) -> None:
+    # After migrate, and after a test database flush, which empties the
+    # groups table but re-creates permissions just before this runs.
+    from django.apps import apps
+
+    from reviewapp import roles
+
+    roles.ensure_roles(apps)
+
+
 class ReviewappConfig(AppConfig):
     name = "reviewapp"
     verbose_name = "Clarification review"
 
     def ready(self) -> None:
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="reviewapp-createcachetable")
+        post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="reviewapp-ensure-roles")

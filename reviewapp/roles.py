@@ -1,20 +1,30 @@
 """The three roles and what each may do.
 
-Roles are Django groups created by a data migration
-(``migrations/0002_roles.py`` holds what each role may do), so every database,
-including each test database, has them. Views check permissions, never
+Roles are Django groups created by a data migration, so every database has
+them, and re-created after every ``migrate`` and test-database flush (a
+transactional test's flush empties the groups table; the permissions come
+back by themselves, the groups would not). Views check permissions, never
 group names, so an admin can compose roles without touching code.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 BOOKKEEPER: Final = "Bookkeeper"
 SUPPORT: Final = "Support"
 QA: Final = "QA"
 
 ROLES: Final = (BOOKKEEPER, SUPPORT, QA)
+
+_VIEW = ["view_company", "view_inboxitem", "view_clarificationevent"]
+
+# What each role may do: reviewapp permission codenames.
+ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
+    BOOKKEEPER: [*_VIEW, "answer_question"],
+    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase"],
+    QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase"],
+}
 
 # Permission codenames the views check.
 VIEW_ITEMS: Final = "reviewapp.view_inboxitem"
@@ -30,3 +40,17 @@ def role_names(user: object) -> list[str]:
     if groups is None:
         return []
     return sorted(g.name for g in groups.all() if g.name in ROLES)
+
+
+def ensure_roles(apps: Any) -> None:
+    """Create the role groups and give each exactly its permissions (idempotent).
+
+    ``apps`` is a migration's historical registry or ``django.apps.apps``.
+    """
+    group_model = apps.get_model("auth", "Group")
+    permission_model = apps.get_model("auth", "Permission")
+    for role, codenames in ROLE_PERMISSIONS.items():
+        group, _ = group_model.objects.get_or_create(name=role)
+        group.permissions.set(
+            permission_model.objects.filter(content_type__app_label="reviewapp", codename__in=codenames)
+        )

@@ -113,3 +113,14 @@ def test_the_login_page_is_swedish_by_default(client):
     response = client.get(reverse("login"))
     assert response.status_code == 200
     assert 'lang="sv"' in response.content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_roles_survive_a_database_flush():
+    # Transactional tests flush every table; later tests still need the roles.
+    from django.core.management import call_command
+
+    call_command("flush", interactive=False, verbosity=0)
+    user = factories.make_user("Bookkeeper")
+    assert user.has_perm("reviewapp.answer_question")
+    assert not user.has_perm("reviewapp.use_preview")

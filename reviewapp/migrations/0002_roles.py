@@ -3,26 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-ROLE_PERMISSIONS = {
-    "Bookkeeper": ["view_company", "view_inboxitem", "view_clarificationevent", "answer_question"],
-    "Support": [
-        "view_company",
-        "view_inboxitem",
-        "view_clarificationevent",
-        "view_raw_context",
-        "use_preview",
-        "view_goldencase",
-    ],
-    "QA": [
-        "view_company",
-        "view_inboxitem",
-        "view_clarificationevent",
-        "view_raw_context",
-        "use_preview",
-        "view_goldencase",
-        "add_goldencase",
-    ],
-}
+from reviewapp import roles
 
 
 def create_roles(apps, schema_editor):
@@ -32,16 +13,11 @@ def create_roles(apps, schema_editor):
         app_config.models_module = True
         create_permissions(app_config, apps=apps, verbosity=0)
         app_config.models_module = None
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    for role, codenames in ROLE_PERMISSIONS.items():
-        group, _ = Group.objects.get_or_create(name=role)
-        perms = Permission.objects.filter(content_type__app_label="reviewapp", codename__in=codenames)
-        group.permissions.set(perms)
+    roles.ensure_roles(apps)
 
 
 def remove_roles(apps, schema_editor):
-    apps.get_model("auth", "Group").objects.filter(name__in=ROLE_PERMISSIONS).delete()
+    apps.get_model("auth", "Group").objects.filter(name__in=roles.ROLES).delete()
 
 
 class Migration(migrations.Migration):
