@@ -7,7 +7,6 @@ odd-but-typed data (a blank participant name, an ``"answered"`` question, an
 ``event_date`` of ``""``), the result is the reference's.
 """
 
-import json
 from typing import Final
 
 from clarifications.flatten import flatten
@@ -51,6 +50,8 @@ def wrong_type(path: str, expected: str, value: object) -> str:
 
 
 def _unknown_value(path: str, value: str, known: tuple[str, ...]) -> str:
+    import json  # only on this rare path: keeps the import off start-up
+
     shown = json.dumps(value[:60], ensure_ascii=False)
     return f"{path}: unknown value {shown} (expected one of {', '.join(known)})"
 
@@ -108,15 +109,15 @@ class Reading:
             and self.open_question is None
         ):
             return None
-        return Clarifications(
-            representation=representation,
-            representation_denied=denied,
-            representation_purpose_missing=not denied and bool(participants) and purpose is None,
-            event_date=self.event_date,
-            user_note=self.user_note,
-            context_answer_raw=self.context_answer_raw,
-            open_question=self.open_question,
-            channel=self.channel,
+        return Clarifications(  # positional: this runs once per row
+            representation,
+            denied,
+            not denied and bool(participants) and purpose is None,
+            self.event_date,
+            self.user_note,
+            self.context_answer_raw,
+            self.open_question,
+            self.channel,
         )
 
 

@@ -29,10 +29,11 @@ except ImportError:  # pragma: no cover - orjson is in requirements.txt
 JsonDict = dict[str, object]
 
 _FORMS: Final = '"flatten" or "channel_context"'
-# orjson reads the integer -0 as 0, JSON.parse as -0 (printed "−0"). A line
-# where -0 could be a number token takes the exact path; the pattern may also
-# hit inside a string, which only costs speed.
-_NEGATIVE_ZERO = re.compile(rb"(?:^|[\[:,])\s*-0(?![0-9.eE])")
+# orjson reads the integer -0 as 0, JSON.parse as -0. The sign only ever
+# shows in an amount ("−0 SEK"; JSON.stringify writes -0 as 0), so only a line
+# with a zero amount is scanned for a -0 token and, if it has one, re-read.
+_MINUS_ZERO = re.compile(rb"-0(?![0-9.eE])")
+_JSON_SPACE: Final = b" \t\r\n"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -70,6 +71,26 @@ def render_case(case_input: object) -> JsonDict:
     if not out:
         return {"error": f"expected an object with {_FORMS}"}
     return out
+
+
+def _has_zero_amount(value: object) -> bool:
+    item = value.get("item") if type(value) is dict else None
+    data = item.get("extracted_data") if type(item) is dict else None
+    totals = data.get("totals") if type(data) is dict else None
+    if type(totals) is not dict:
+        return False
+    total, vat = totals.get("total"), totals.get("vatAmount")
+    return (type(total) is int and total == 0) or (type(vat) is int and vat == 0)
+
+
+def _has_negative_zero(line: bytes) -> bool:
+    """Whether ``-0`` occurs as a number token (a false hit inside a string
+    only costs the exact parse)."""
+    for match in _MINUS_ZERO.finditer(line):
+        before = line[: match.start()].rstrip(_JSON_SPACE)
+        if not before or before[-1:] in (b"[", b":", b","):
+            return True
+    return False
 
 
 def _js_number(token: str) -> float:
@@ -121,12 +142,13 @@ if orjson is not None:
 
     def parse_line(line: bytes) -> object:
         """Parse one input line as JavaScript's ``JSON.parse`` would."""
-        if _NEGATIVE_ZERO.search(line) is None:
-            try:
-                return _orjson_loads(line)
-            except _OrjsonError:
-                pass  # lone surrogates, Infinity, bad UTF-8: the exact path
-        return _parse_exact(line)
+        try:
+            value = _orjson_loads(line)
+        except _OrjsonError:
+            return _parse_exact(line)  # lone surrogates, Infinity, bad UTF-8
+        if _has_zero_amount(value) and _has_negative_zero(line):
+            return _parse_exact(line)
+        return value
 
     def dump_line(value: object) -> bytes:
         """Serialise like ``JSON.stringify`` (compact, UTF-8)."""
@@ -190,8 +212,6 @@ def main(argv: list[str] | None = None) -> int:
         _bench(args.bench, sys.stdout.buffer)
         return 0
     out = sys.stdout.buffer
-    chunks: list[bytes] = []
-    ok = run_lines(sys.stdin.buffer, chunks.append)
-    out.write(b"".join(chunks))
+    ok = run_lines(sys.stdin.buffer, out.write)  # streams: one line in, one out
     out.flush()
     return 0 if ok else 1

@@ -21,7 +21,7 @@ JS_WHITESPACE: Final = (
 #: ECMAScript LineTerminator: the characters that end a line for JavaScript.
 JS_LINE_TERMINATORS: Final = "\n\r\u2028\u2029"
 
-_ASTRAL_FLOOR: Final = "\U00010000"
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _WHITESPACE_RUN = re.compile(f"[{JS_WHITESPACE}]+")
 
 
@@ -40,11 +40,17 @@ def collapse_whitespace(text: str) -> str:
     return _WHITESPACE_RUN.sub(" ", text)
 
 
+def has_astral(text: str) -> bool:
+    """Whether any character needs two UTF-16 code units (is above U+FFFF)."""
+    # isascii() is a flag check; the regex scan runs in C.
+    return not text.isascii() and _ASTRAL.search(text) is not None
+
+
 def utf16_length(text: str) -> int:
     """``String.prototype.length``: ``utf16_length("😀")`` is 2."""
-    if not text or max(text) < _ASTRAL_FLOOR:
+    if not has_astral(text):
         return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) >> 1
+    return len(text) + len(_ASTRAL.findall(text))
 
 
 def utf16_prefix(text: str, units: int) -> str:
@@ -53,9 +59,7 @@ def utf16_prefix(text: str, units: int) -> str:
     Like JavaScript, a cut inside an astral character keeps its high
     surrogate: ``utf16_prefix("a😀", 2)`` is ``"a\\ud83d"``.
     """
-    if len(text) <= units and utf16_length(text) <= units:
-        return text
-    if max(text) < _ASTRAL_FLOOR:
+    if not has_astral(text):
         return text[:units]
     encoded = text.encode("utf-16-le", "surrogatepass")[: units * 2]
     return encoded.decode("utf-16-le", "surrogatepass")

@@ -16,7 +16,6 @@ inf, -inf, nan        ``∞``, ``\\u2212∞``, ``NaN``
 ====================  ==============================
 """
 
-import math
 from typing import Final
 
 GROUP_SEPARATOR: Final = "\u00a0"
@@ -29,21 +28,17 @@ _SAFE_INTEGER: Final = 2**53
 def _group(digits: str) -> str:
     if len(digits) <= 3:
         return digits
-    head = len(digits) % 3 or 3
-    groups = [digits[:head]]
-    groups.extend(digits[i : i + 3] for i in range(head, len(digits), 3))
-    return GROUP_SEPARATOR.join(groups)
+    if len(digits) <= 6:  # the common amount: one separator, no int round trip
+        return digits[:-3] + GROUP_SEPARATOR + digits[-3:]
+    return f"{int(digits):,}".replace(",", GROUP_SEPARATOR)
 
 
-def _decimal_digits(value: float) -> tuple[str, str]:
-    """Integer and fraction digits of the shortest repr of a finite value >= 0."""
-    text = repr(value)
-    mantissa, _, exponent_text = text.partition("e")
+def _scientific_digits(text: str) -> tuple[str, str]:
+    """Integer and fraction digits of a repr like ``1e+21`` or ``1.5e-05``."""
+    mantissa, _, exponent = text.partition("e")
     whole, _, fraction = mantissa.partition(".")
-    if not exponent_text:
-        return whole, fraction.rstrip("0")
     digits = whole + fraction
-    point = len(whole) + int(exponent_text)
+    point = len(whole) + int(exponent)
     if point >= len(digits):
         return digits + "0" * (point - len(digits)), ""
     if point <= 0:
@@ -58,26 +53,32 @@ def format_sv(value: float) -> str:
     JSON integer beyond 2**53 loses the same digits it loses in Node:
     ``format_sv(2**64)`` is ``18 446 744 073 709 552 000``.
     """
-    if isinstance(value, int) and -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
-        sign = MINUS_SIGN if value < 0 else ""
-        return sign + _group(str(abs(value)))
-    try:
-        number = float(value)
-    except OverflowError:  # an int too large for a double is Infinity in JS
-        number = math.inf if value > 0 else -math.inf
-    if math.isnan(number):
-        return "NaN"
-    sign = MINUS_SIGN if math.copysign(1.0, number) < 0 else ""
-    number = abs(number)
-    if math.isinf(number):
+    if isinstance(value, int):
+        if -_SAFE_INTEGER <= value <= _SAFE_INTEGER:
+            digits = str(abs(value))
+            return _group(digits) if value >= 0 else MINUS_SIGN + _group(digits)
+        try:
+            value = float(value)
+        except OverflowError:  # too large for a double: Infinity in JavaScript
+            return INFINITY_SIGN if value > 0 else MINUS_SIGN + INFINITY_SIGN
+    # repr() is the shortest round-trip decimal, which is what ICU formats.
+    text = repr(value if type(value) is float else float(value))
+    sign = ""
+    if text[0] == "-":
+        sign, text = MINUS_SIGN, text[1:]
+    if text == "inf":
         return sign + INFINITY_SIGN
-    whole, fraction = _decimal_digits(number)
+    if text == "nan":
+        return "NaN"
+    if "e" in text:
+        whole, fraction = _scientific_digits(text)
+    else:
+        whole, _, fraction = text.partition(".")
+        fraction = fraction.rstrip("0")
     if len(fraction) > 3:
-        # Half away from zero on the shortest decimal digits (ICU), not on
-        # the binary value: the fourth decimal decides on its own.
-        kept = int(whole + fraction[:3])
-        if fraction[3] >= "5":
-            kept += 1
+        # Half away from zero on those digits, not on the binary value: the
+        # fourth decimal decides on its own.
+        kept = int(whole + fraction[:3]) + (fraction[3] >= "5")
         padded = str(kept).rjust(4, "0")
         whole, fraction = padded[:-3], padded[-3:].rstrip("0")
     if fraction:

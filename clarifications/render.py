@@ -6,13 +6,14 @@ from typing import Final
 from clarifications import phrases as ph
 from clarifications.analyse import Reading, read, wrong_type
 from clarifications.flatten import flatten
-from clarifications.jstext import js_trim, js_trim_end, utf16_length, utf16_prefix
+from clarifications.jstext import has_astral, js_trim, js_trim_end, utf16_length, utf16_prefix
 from clarifications.model import Clarifications, OpenQuestion, Participant
 from clarifications.numbers import format_sv
 
 #: Cap on the verifikat notes line, in UTF-16 code units (JavaScript length).
 NOTES_MAX: Final = 220
 
+_DROPPED_WIDTH: Final = len(ph.NOTES_DROPPED.format(count=""))
 _WHAT: Final = {"representation": ph.ASK_REPRESENTATION, "resend": ph.ASK_RESEND}
 
 
@@ -120,12 +121,12 @@ def notes_from(reading: Reading) -> str | None:
     # one, as the reference does; lengths are summed instead of rebuilding
     # the line per attempt so a record with thousands of names stays linear.
     fixed = len(ph.NOTES_REPRESENTATION_PREFIX) + (len(ph.NOTES_SEPARATOR) + utf16_length(tail) if tail else 0)
-    widths = [utf16_length(n) for n in names]
+    widths = [utf16_length(n) for n in names] if has_astral(line) else [len(n) for n in names]
     separator = len(ph.PARTICIPANT_SEPARATOR)
     running = sum(widths) + separator * (len(names) - 1)
     for keep in range(len(names) - 1, 0, -1):
         running -= widths[keep] + separator
-        dropped = len(ph.NOTES_DROPPED.format(count=len(names) - keep))
+        dropped = _DROPPED_WIDTH + len(str(len(names) - keep))
         if fixed + running + dropped <= NOTES_MAX:
             break
     else:
@@ -152,30 +153,25 @@ def render_notes(channel_context: object) -> str | None:
     return notes_from(read(channel_context))
 
 
-def _optional(container: dict[str, object], key: str, path: str, problems: list[str]) -> dict[str, object] | None:
-    value = container.get(key)
+_NOTHING: Final[dict[str, object]] = {}  # stands in for an absent object; never written to
+
+
+def _object(value: object, path: str, problems: list[str]) -> dict[str, object]:
     if isinstance(value, dict):
         return value
     if value is not None:
         problems.append(wrong_type(path, "an object", value))
-    return None
+    return _NOTHING
 
 
-def _optional_text(container: dict[str, object] | None, key: str, path: str, problems: list[str]) -> str | None:
-    if container is None:
-        return None
-    value = container.get(key)
-    if isinstance(value, str):
+def _text(value: object, path: str, problems: list[str]) -> str | None:
+    if value is None or isinstance(value, str):
         return value
-    if value is not None:
-        problems.append(wrong_type(path, "a string", value))
+    problems.append(wrong_type(path, "a string", value))
     return None
 
 
-def _optional_amount(container: dict[str, object] | None, key: str, path: str, problems: list[str]) -> str | None:
-    if container is None:
-        return None
-    value = container.get(key)
+def _amount(value: object, path: str, problems: list[str]) -> str | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return format_sv(value)
     if value is not None:
@@ -191,38 +187,28 @@ def agent_bullet(document_id: object, extracted_data: object, problems: list[str
     reference defaults only a missing one (``currency ?? 'SEK'``).
     """
     parts: list[str] = []
-    if isinstance(document_id, str):
-        if document_id:
-            parts.append(ph.AGENT_DOCUMENT_ID + document_id)
-    elif document_id is not None:
-        problems.append(wrong_type("item.document_id", "a string", document_id))
+    document_id = _text(document_id, "item.document_id", problems)
+    if document_id:
+        parts.append(ph.AGENT_DOCUMENT_ID + document_id)
+    data = _object(extracted_data, "item.extracted_data", problems)
+    supplier = _object(data.get("supplier"), "item.extracted_data.supplier", problems)
+    invoice = _object(data.get("invoice"), "item.extracted_data.invoice", problems)
+    totals = _object(data.get("totals"), "item.extracted_data.totals", problems)
 
-    data: dict[str, object] | None = None
-    if isinstance(extracted_data, dict):
-        data = extracted_data
-    elif extracted_data is not None:
-        problems.append(wrong_type("item.extracted_data", "an object", extracted_data))
-    supplier = invoice = totals = None
-    if data is not None:
-        supplier = _optional(data, "supplier", "item.extracted_data.supplier", problems)
-        invoice = _optional(data, "invoice", "item.extracted_data.invoice", problems)
-        totals = _optional(data, "totals", "item.extracted_data.totals", problems)
-
-    supplier_name = _optional_text(supplier, "name", "item.extracted_data.supplier.name", problems)
-    if supplier_name:
-        parts.append(ph.AGENT_SUPPLIER + supplier_name)
-    date = _optional_text(invoice, "invoiceDate", "item.extracted_data.invoice.invoiceDate", problems)
+    name = _text(supplier.get("name"), "item.extracted_data.supplier.name", problems)
+    if name:
+        parts.append(ph.AGENT_SUPPLIER + name)
+    date = _text(invoice.get("invoiceDate"), "item.extracted_data.invoice.invoiceDate", problems)
     if date:
         parts.append(ph.AGENT_DATE + date)
-    currency = _optional_text(invoice, "currency", "item.extracted_data.invoice.currency", problems)
-    if currency is None:
-        currency = ph.AGENT_DEFAULT_CURRENCY
-    total = _optional_amount(totals, "total", "item.extracted_data.totals.total", problems)
+    currency = _text(invoice.get("currency"), "item.extracted_data.invoice.currency", problems)
+    currency = " " + (ph.AGENT_DEFAULT_CURRENCY if currency is None else currency)
+    total = _amount(totals.get("total"), "item.extracted_data.totals.total", problems)
     if total is not None:
-        parts.append(ph.AGENT_TOTAL + total + " " + currency)
-    vat = _optional_amount(totals, "vatAmount", "item.extracted_data.totals.vatAmount", problems)
+        parts.append(ph.AGENT_TOTAL + total + currency)
+    vat = _amount(totals.get("vatAmount"), "item.extracted_data.totals.vatAmount", problems)
     if vat is not None:
-        parts.append(ph.AGENT_VAT + vat + " " + currency)
+        parts.append(ph.AGENT_VAT + vat + currency)
     return ph.AGENT_BULLET_PREFIX + (ph.AGENT_PART_SEPARATOR.join(parts) if parts else ph.AGENT_NO_DATA)
 
 
