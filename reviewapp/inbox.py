@@ -221,10 +221,32 @@ def after_condition(keys: Sequence[SortKey], values: Sequence[Any]) -> Q | None:
 
 
 def _first_after(items: QuerySet[InboxItem], keys: Sequence[SortKey], item: InboxItem) -> InboxItem | None:
-    condition = after_condition(keys, [getattr(item, key.field) for key in keys])
-    if condition is None:
-        return None
-    return items.filter(condition).order_by(*(key.order_by() for key in keys)).select_related("company").first()
+    """The first row after ``item`` in the order ``keys``.
+
+    The condition leads with a plain range on the first key (``created_at <=
+    X AND (...)``) so the index scan starts at the item instead of walking
+    from the top of the list to it. A NULL first key (the queue order's
+    "no open question") cannot share that range; those rows are looked up in
+    a second query, only when the first finds nothing.
+    """
+    values = [getattr(item, key.field) for key in keys]
+    first, value = keys[0], values[0]
+    order = [key.order_by() for key in keys]
+    rest = after_condition(keys[1:], values[1:])
+    same = _equal(first, value) & rest if rest is not None else None
+    if value is None:
+        main = same
+    else:
+        op = "lt" if first.descending else "gt"
+        beyond = Q(**{f"{first.field}__{op}": value})
+        bound = Q(**{f"{first.field}__{op}e": value})
+        main = bound & (beyond | same) if same is not None else beyond
+    found = items.filter(main).order_by(*order).select_related("company").first() if main is not None else None
+    if found is None and first.nullable and (value is None) == first.descending:
+        # Ascending, NULLs come after every value; descending, before them.
+        tail = items.filter(**{f"{first.field}__isnull": value is not None})
+        found = tail.order_by(*order).select_related("company").first()
+    return found
 
 
 def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, InboxItem | None]:
