@@ -7,9 +7,8 @@ never imports Django. Functions take the parsed ``channel_context`` JSON and
 return plain values; no JSON value makes them raise.
 """
 
-from clarifications.analyse import analyse, summarise
 from clarifications.cli import render_case
-from clarifications.flatten import flatten
+from clarifications.flattening import flatten
 from clarifications.model import (
     Analysis,
     Clarifications,
@@ -17,6 +16,7 @@ from clarifications.model import (
     Participant,
     Representation,
 )
+from clarifications.reading import analyse, summarise
 from clarifications.render import render_agent_view, render_lines, render_notes
 
 __all__ = [

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import BinaryIO, Final
 
-from clarifications.analyse import json_kind, read
-from clarifications.flatten import flatten
+from clarifications.flattening import flatten
+from clarifications.reading import json_kind, read
 from clarifications.render import agent_bullet, agent_view, notes_from, render_lines
 
 try:

@@ -4,11 +4,11 @@ and the categorisation agent's view of one linked inbox underlag."""
 from typing import Final
 
 from clarifications import phrases as ph
-from clarifications.analyse import Reading, read, wrong_type
-from clarifications.flatten import flatten
+from clarifications.flattening import flatten
 from clarifications.jstext import has_astral, js_trim, js_trim_end, utf16_length, utf16_prefix
 from clarifications.model import Clarifications, OpenQuestion, Participant
 from clarifications.numbers import format_sv
+from clarifications.reading import Reading, read, wrong_type
 
 #: Cap on the verifikat notes line, in UTF-16 code units (JavaScript length).
 NOTES_MAX: Final = 220

@@ -191,3 +191,22 @@ def test_flatten_leaves_one_trimmed_line_without_markdown_runs(text: str) -> Non
     assert "  " not in flat
     assert flat == flat.strip(" ")
     assert not re.search(r"[#>`*_|-]{2}", flat)
+
+
+JS_SPACE_RUN = re.compile(f"[{JS_WHITESPACE}]+")
+MARKDOWN_RUN = re.compile(r"[#>`*_|-]{2,}")
+LEADING = re.compile(f"^(?:[#>|`]+[{JS_WHITESPACE}]*|[-*+][{JS_WHITESPACE}]+)+")
+
+
+def flatten_memory_content(content: str) -> str:
+    """The reference's four steps, transcribed one to one, with no shortcut."""
+    content = JS_SPACE_RUN.sub(" ", content)
+    content = MARKDOWN_RUN.sub(lambda run: run.group()[0], content)
+    content = LEADING.sub("", content, count=1)
+    return content.strip(JS_WHITESPACE)
+
+
+@BOUNDED
+@given(st.text() | hostile_text | st.sampled_from(["2026-07-30", "a--b", "- x", "+ x", "a ", " a", "a  b", "x-_y"]))
+def test_flatten_equals_the_reference_steps_shortcuts_included(text: str) -> None:
+    assert flatten(text) == flatten_memory_content(text)

@@ -9,7 +9,7 @@ odd-but-typed data (a blank participant name, an ``"answered"`` question, an
 
 from typing import Final
 
-from clarifications.flatten import flatten
+from clarifications.flattening import flatten
 from clarifications.jstext import js_trim
 from clarifications.model import (
     Analysis,
