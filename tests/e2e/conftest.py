@@ -55,8 +55,8 @@ def _orm_beside_playwright() -> Iterator[None]:
     # thread (in a greenlet), so Django sees a running loop and refuses ORM
     # calls there with SynchronousOnlyOperation. Our ORM calls are ordinary
     # blocking calls made between browser steps, never inside a coroutine, so
-    # the check does not apply. Set only while the browser session is alive,
-    # never for the rest of the suite.
+    # the check does not apply. Set from the first browser test to the end of
+    # the run: `make test` deselects browser tests, so it never sees this.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     yield
@@ -110,10 +110,11 @@ class BrowserProblems:
         # already judged it.
         if message.text.startswith("Failed to load resource") and self._is_allowed_console(message):
             return
-        # htmx logs an aborted request as an error (the pair below). The
-        # abort is by design: hx-sync="this:replace" drops the older request
-        # when the user changes a filter again before it answered. A failed
-        # send or a timeout is still reported (htmx:sendError, htmx:timeout).
+        # htmx logs an aborted request as an error (the pair below). Aborts
+        # are by design: hx-sync="this:replace" drops the older request when
+        # the user types on before it answered, and leaving the page drops a
+        # pending live render. A failed send or a timeout is still reported
+        # (htmx:sendError, htmx:timeout), as is every 4xx/5xx (htmx:responseError).
         if message.text.startswith(("htmx:sendAbort", "htmx:afterRequest")):
             return
         self.found.append(f"console error: {message.text} ({message.location.get('url', '')})")
@@ -207,7 +208,7 @@ def log_in() -> Callable[[Page, str], None]:
         page.locator("#id_username").fill(username)
         page.locator("#id_password").fill(factories.PASSWORD)
         page.locator("main form button[type=submit]").click()
-        page.wait_for_url(re.compile(r"/(\?.*)?$"))
+        page.wait_for_url(re.compile(r"^https?://[^/]+/(\?.*)?$"))  # the inbox, nothing else
         page.locator("#inbox-filters").wait_for()
 
     return _log_in
