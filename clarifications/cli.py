@@ -8,8 +8,6 @@ A line that is not JSON, or not one of the two forms, prints
 ``{"error": "…"}``; the other lines still run and the exit status is 1.
 """
 
-import argparse
-import json
 import math
 import re
 import sys
@@ -105,6 +103,8 @@ def _reject_constant(token: str) -> float:
 
 def _parse_exact(line: bytes) -> object:
     """JSON.parse semantics: lone surrogate escapes allowed, no NaN literal."""
+    import json  # the rare path; keeps start-up lean
+
     text = line.decode("utf-8", "replace")  # Node decodes stdin the same way
     return json.loads(
         text,
@@ -131,6 +131,8 @@ def _js_value(value: object) -> object:
 
 
 def _dump_exact(value: object) -> bytes:
+    import json
+
     text = json.dumps(_js_value(value), ensure_ascii=False, separators=(",", ":"))
     return _LONE_SURROGATE.sub(_escape_surrogate, text).encode("utf-8")
 
@@ -141,7 +143,12 @@ if orjson is not None:
     _OrjsonError = orjson.JSONDecodeError
 
     def parse_line(line: bytes) -> object:
-        """Parse one input line as JavaScript's ``JSON.parse`` would."""
+        """Parse one input line as JavaScript's ``JSON.parse`` would.
+
+        Numbers are doubles, ``NaN`` is refused, lone surrogate escapes are
+        kept. orjson's fast path reads ``-0`` as ``0``; a line is re-read
+        exactly only when that could show, i.e. when an amount is zero.
+        """
         try:
             value = _orjson_loads(line)
         except _OrjsonError:
@@ -198,6 +205,8 @@ def _bench(path: str, out: BinaryIO) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
+
     parser = argparse.ArgumentParser(
         prog="python -m clarifications",
         description="Render channel_context clarifications from JSON Lines on stdin.",

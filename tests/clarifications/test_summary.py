@@ -20,7 +20,7 @@ def wa(**fields: Any) -> dict[str, Any]:
     return {"channel": "whatsapp", **fields}
 
 
-def rep(participants: list[Any], purpose: Any = None, **more: Any) -> dict[str, Any]:
+def rep(participants: Any, purpose: Any = None, **more: Any) -> dict[str, Any]:
     return {"participants": participants, "purpose": purpose, "event_date": None, "raw_answer": "x", **more}
 
 
