@@ -33,6 +33,7 @@ _FORMS: Final = '"flatten" or "channel_context"'
 _MINUS_ZERO = re.compile(rb"-0(?![0-9.eE])")
 _JSON_SPACE: Final = b" \t\r\n"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_IO_BUFFER: Final = 1 << 20
 
 
 def render_case(case_input: object) -> JsonDict:
@@ -220,7 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.bench:
         _bench(args.bench, sys.stdout.buffer)
         return 0
-    out = sys.stdout.buffer
-    ok = run_lines(sys.stdin.buffer, out.write)  # streams: one line in, one out
-    out.flush()
+    # Streams line by line, through larger buffers than sys.std*'s 8 KiB:
+    # on 100 000 lines that is a few hundred system calls instead of ~10 000.
+    with (
+        open(sys.stdin.fileno(), "rb", buffering=_IO_BUFFER, closefd=False) as stdin,
+        open(sys.stdout.fileno(), "wb", buffering=_IO_BUFFER, closefd=False) as stdout,
+    ):
+        sys.stdout.flush()
+        ok = run_lines(stdin, stdout.write)
     return 0 if ok else 1
