@@ -1,7 +1,7 @@
 """The structured view of a channel_context: plain frozen values."""
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields
 
 JsonDict = dict[str, object]
 
@@ -109,3 +109,56 @@ class Analysis:
 
     summary: Clarifications | None
     problems: tuple[str, ...]
+
+
+# --- Construction on the per-row path ---------------------------------------
+# A frozen dataclass's __init__ assigns every field through
+# object.__setattr__, which for the eight fields of Clarifications is a large
+# part of summarising a row. The reader builds these two objects once per row,
+# so it fills the slots directly instead: the same value (tested against the
+# dataclass constructor), about twice as fast. Nothing here validates, and
+# neither does the dataclass (there is no __post_init__).
+
+Setter = Callable[[object, object], None]
+
+
+def _slot_setters(cls: type) -> tuple[Setter, ...]:
+    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+
+
+_new = object.__new__
+_SET_CLARIFICATIONS = _slot_setters(Clarifications)
+_SET_ANALYSIS = _slot_setters(Analysis)
+
+
+def new_clarifications(
+    representation: Representation | None,
+    representation_denied: bool,
+    representation_purpose_missing: bool,
+    event_date: str | None,
+    user_note: str | None,
+    context_answer_raw: str | None,
+    open_question: OpenQuestion | None,
+    channel: str | None,
+) -> Clarifications:
+    """``Clarifications(...)`` with the same positional fields, faster."""
+    obj: Clarifications = _new(Clarifications)
+    s0, s1, s2, s3, s4, s5, s6, s7 = _SET_CLARIFICATIONS
+    s0(obj, representation)
+    s1(obj, representation_denied)
+    s2(obj, representation_purpose_missing)
+    s3(obj, event_date)
+    s4(obj, user_note)
+    s5(obj, context_answer_raw)
+    s6(obj, open_question)
+    s7(obj, channel)
+    return obj
+
+
+def new_analysis(summary: Clarifications | None, problems: tuple[str, ...]) -> Analysis:
+    """``Analysis(summary, problems)``, faster."""
+    obj: Analysis = _new(Analysis)
+    set_summary, set_problems = _SET_ANALYSIS
+    set_summary(obj, summary)
+    set_problems(obj, problems)
+    return obj

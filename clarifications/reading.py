@@ -17,6 +17,8 @@ from clarifications.model import (
     OpenQuestion,
     Participant,
     Representation,
+    new_analysis,
+    new_clarifications,
 )
 
 KNOWN_CHANNELS: Final = frozenset({"whatsapp", "mail_hunt", "peppol"})
@@ -109,7 +111,7 @@ class Reading:
             and self.open_question is None
         ):
             return None
-        return Clarifications(  # positional: this runs once per row
+        return new_clarifications(
             representation,
             denied,
             not denied and bool(participants) and purpose is None,
@@ -254,7 +256,7 @@ def analyse(channel_context: object) -> Analysis:
     """
     reading = read(channel_context)
     problems = tuple(reading.problems) if reading.problems else _NO_PROBLEMS
-    return Analysis(reading.summary(), problems)
+    return new_analysis(reading.summary(), problems)
 
 
 def summarise(channel_context: object) -> Clarifications | None:

@@ -14,6 +14,7 @@ from clarifications import (
     analyse,
     summarise,
 )
+from clarifications.model import new_analysis, new_clarifications
 
 
 def wa(**fields: Any) -> dict[str, Any]:
@@ -233,3 +234,14 @@ def test_a_well_formed_record_has_no_problems() -> None:
         quality={"resend_requested_at": "x"},
     )
     assert analyse(ctx) == Analysis(summarise(ctx), ())
+
+
+def test_the_per_row_constructors_build_the_same_values_as_the_dataclasses() -> None:
+    question = OpenQuestion("context", "open")
+    representation = Representation((Participant("A", None),), "p")
+    values = (representation, False, True, "2026-01-01", "note", "answer", question, "whatsapp")
+    fast = new_clarifications(*values)
+    assert fast == Clarifications(*values)
+    assert fast.to_json() == Clarifications(*values).to_json()
+    assert hash(fast) == hash(Clarifications(*values))
+    assert new_analysis(fast, ("x",)) == Analysis(Clarifications(*values), ("x",))
