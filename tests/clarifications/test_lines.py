@@ -5,17 +5,10 @@ from typing import Any
 import pytest
 
 from clarifications import render_lines, summarise
+from tests.clarifications.records import rep, wa
 
 DENIED = "svar från användaren: detta är INTE representation. Fråga varken om deltagare eller syfte."
 PURPOSE_MISSING = "syfte SAKNAS: fråga bara efter syftet, inte om deltagarna igen."
-
-
-def wa(**fields: Any) -> dict[str, Any]:
-    return {"channel": "whatsapp", **fields}
-
-
-def rep(participants: list[Any], purpose: Any = None, **more: Any) -> dict[str, Any]:
-    return {"participants": participants, "purpose": purpose, "event_date": None, **more}
 
 
 def lines(ctx: Any) -> list[str]:

@@ -10,19 +10,7 @@ from typing import Any
 import pytest
 
 from clarifications import render_notes
-
-
-def wa(**fields: Any) -> dict[str, Any]:
-    return {"channel": "whatsapp", **fields}
-
-
-def rep(participants: list[Any], purpose: Any = None, **more: Any) -> dict[str, Any]:
-    return {"participants": participants, "purpose": purpose, "event_date": None, **more}
-
-
-def p(name: str, company: str | None = None) -> dict[str, Any]:
-    return {"name": name, "company": company}
-
+from tests.clarifications.records import person, rep, wa
 
 CASES = [
     (None, None),
@@ -32,14 +20,14 @@ CASES = [
     # The notes renderer does not look at `denied`: a caption still shows…
     (wa(caption=" bild ", representation=rep([], denied=True)), "bild"),
     # …and so do names stored next to a denial.
-    (wa(representation=rep([p("Anna")], denied=True)), "Representation: Anna"),
-    (wa(representation=rep([p("  ")], "   "), caption=" kvitto "), "kvitto"),
+    (wa(representation=rep([person("Anna")], denied=True)), "Representation: Anna"),
+    (wa(representation=rep([person("  ")], "   "), caption=" kvitto "), "kvitto"),
     (
-        wa(representation=rep([p(" Jakob W ", "  "), p("Anna", " Volvo ")], " lunch ")),
+        wa(representation=rep([person(" Jakob W ", "  "), person("Anna", " Volvo ")], " lunch ")),
         "Representation: Jakob W, Anna (Volvo) · Syfte: lunch",
     ),
     (
-        wa(representation=rep([p("Anna Berg", "Volvo")], "avtalslunch"), user_note="Betald privat", caption="x"),
+        wa(representation=rep([person("Anna Berg", "Volvo")], "avtalslunch"), user_note="Betald privat", caption="x"),
         "Representation: Anna Berg (Volvo) · Syfte: avtalslunch · Betald privat",
     ),
     # Voucher text is not a prompt: it is trimmed, not flattened.
@@ -52,7 +40,7 @@ CASES = [
     # JavaScript white space before the cut is trimmed away.
     (wa(user_note="a" * 210 + "\u00a0\u3000" * 10 + "b"), "a" * 210 + "…"),
     # Two 100-character names plus the prefix: 218 units, fits.
-    (wa(representation=rep([p("a" * 100), p("b" * 100)])), "Representation: " + "a" * 100 + ", " + "b" * 100),
+    (wa(representation=rep([person("a" * 100), person("b" * 100)])), "Representation: " + "a" * 100 + ", " + "b" * 100),
 ]
 
 
@@ -62,7 +50,7 @@ def test_notes_match_the_reference(ctx: Any, expected: str | None) -> None:
 
 
 def test_names_are_dropped_whole_and_counted() -> None:
-    ctx = wa(representation=rep([p(f"N{i:02d}") for i in range(60)], "syfte"))
+    ctx = wa(representation=rep([person(f"N{i:02d}") for i in range(60)], "syfte"))
     # 16 (prefix) + 35 names of 3 + 34 separators of 2 + " … och 25 till" (14)
     # + " · Syfte: syfte" (15) = 218 units; a 36th name would make 223.
     expected = "Representation: " + ", ".join(f"N{i:02d}" for i in range(35)) + " … och 25 till · Syfte: syfte"
@@ -71,18 +59,18 @@ def test_names_are_dropped_whole_and_counted() -> None:
 
 def test_emoji_count_double_when_names_are_dropped() -> None:
     name = "😀" * 20 + " (" + "🏢" * 10 + ")"  # 63 units, 33 code points
-    ctx = wa(representation=rep([p("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))
+    ctx = wa(representation=rep([person("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))
     assert render_notes(ctx) == f"Representation: {name}, {name} … och 3 till · Syfte: Middag"
 
 
 def test_one_name_always_stays_and_the_rest_is_cut_with_an_ellipsis() -> None:
-    ctx = wa(representation=rep([p("Å" * 300, "AB"), p("Bo")], "x"))
+    ctx = wa(representation=rep([person("Å" * 300, "AB"), person("Bo")], "x"))
     # 219 units kept: the 16-unit prefix and 203 of the 300 letters.
     assert render_notes(ctx) == "Representation: " + "Å" * 203 + "…"
 
 
 def test_thousands_of_names_are_handled_in_linear_time() -> None:
-    ctx = wa(representation=rep([p(f"Person {i}") for i in range(20_000)]))
+    ctx = wa(representation=rep([person(f"Person {i}") for i in range(20_000)]))
     notes = render_notes(ctx)
     assert notes is not None
     assert notes.endswith(" … och 19982 till")

@@ -15,15 +15,7 @@ from clarifications import (
     summarise,
 )
 from clarifications.model import new_analysis, new_clarifications
-
-
-def wa(**fields: Any) -> dict[str, Any]:
-    return {"channel": "whatsapp", **fields}
-
-
-def rep(participants: Any, purpose: Any = None, **more: Any) -> dict[str, Any]:
-    return {"participants": participants, "purpose": purpose, "event_date": None, "raw_answer": "x", **more}
-
+from tests.clarifications.records import rep, wa
 
 DENIAL = wa(representation=rep([], denied=True))
 HALF_ANSWER = wa(representation=rep([{"name": "Elias Karlsson", "company": "Canguro Media"}]))
