@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import BinaryIO, Final
 
 from clarifications.flattening import flatten
+from clarifications.model import JsonDict
 from clarifications.reading import json_kind, read
 from clarifications.render import agent_bullet, agent_view, notes_from, render_lines
 
@@ -23,8 +24,6 @@ try:
     import orjson
 except ImportError:  # pragma: no cover - orjson is in requirements.txt
     orjson = None  # type: ignore[assignment]
-
-JsonDict = dict[str, object]
 
 _FORMS: Final = '"flatten" or "channel_context"'
 # orjson reads the integer -0 as 0, JSON.parse as -0. The sign only ever

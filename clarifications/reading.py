@@ -158,7 +158,8 @@ def _read_participants(value: object, problems: list[str]) -> tuple[Participant,
         # A blank name is dropped by design (the reference filters on
         # trim().length), so it is not a problem.
         if js_trim(name):
-            kept.append(Participant(name, company, source=item if well_formed else None))
+            # A snapshot, so the frozen summary does not change with the input.
+            kept.append(Participant(name, company, source=dict(item) if well_formed else None))
     return tuple(kept)
 
 

@@ -237,3 +237,14 @@ def test_the_per_row_constructors_build_the_same_values_as_the_dataclasses() -> 
     assert fast.to_json() == Clarifications(*values).to_json()
     assert hash(fast) == hash(Clarifications(*values))
     assert new_analysis(fast, ("x",)) == Analysis(Clarifications(*values), ("x",))
+
+
+def test_the_summary_does_not_change_when_the_input_is_mutated_afterwards() -> None:
+    ctx = wa(representation=rep([{"name": "Anna", "company": "Volvo"}]))
+    summary = summarise(ctx)
+    assert summary is not None
+    ctx["representation"]["participants"][0]["company"] = "Saab"
+    assert summary.to_json()["representation"] == {
+        "participants": [{"name": "Anna", "company": "Volvo"}],
+        "purpose": None,
+    }
