@@ -153,7 +153,8 @@ def _run_size(size: int, repeat: int, explain: bool) -> dict[str, Any]:
             if explain and path in EXPLAINED:
                 for query in queries:
                     sql = query["sql"]
-                    if "invoice_inbox_items" in sql and sql.lstrip().upper().startswith("SELECT"):
+                    touches = "invoice_inbox_items" in sql or "inbox_state_tally" in sql
+                    if touches and sql.lstrip().upper().startswith("SELECT"):
                         plans.append(f"### {label}: {path}\n\n{sql}\n\n{_explain(sql)}\n")
         counts = _time(lambda: inbox.facet_counts(inbox.ListQuery()), repeat)
         results["facet counts, unfiltered"] = (statistics.median(counts), _p90(counts), 1)

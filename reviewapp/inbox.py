@@ -79,12 +79,6 @@ class ListQuery:
             page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
         )
 
-    @property
-    def is_filtered(self) -> bool:
-        return bool(
-            self.states or self.question_type or self.company_id or self.received_from or self.received_to or self.text
-        )
-
 
 def parse_list_query(query: QueryDict, *, max_page_size: int | None = None) -> ListQuery:
     """The list query a query string means; invalid parameters become defaults."""
@@ -257,7 +251,7 @@ def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, Inb
     position is read from ``item`` as passed in (its ``created_at`` and
     ``open_question_asked_at``), and ``item`` need not match the filter any
     more: called with the item as it was listed, just before answering its
-    question, ``neighbours(item, "state=needs_answer&sort=question_age")[1]``
+    question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"))[1]``
     is the next item in the bookkeeper's queue.
     """
     refresh_stale_states()
