@@ -5,7 +5,7 @@ STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint e2e serve serve-env bench clean
+.PHONY: run test lint golden e2e serve serve-env bench clean
 
 $(STAMP): requirements.txt
 	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
@@ -23,10 +23,15 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key)
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
-	$(PY) -m mypy
+	DEBUG=1 $(PY) -m mypy
+
+## make golden: the shared reference cases must render exactly as the TypeScript did
+golden: $(STAMP)
+	$(PY) manage.py golden_check --file ../shared/golden/clarifications.jsonl
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
