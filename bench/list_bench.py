@@ -112,10 +112,12 @@ def _seed_to(size: int) -> float:
     return time.monotonic() - started
 
 
-def _explain(sql: str) -> str:
-    from django.db import connection
+def _explain(sql: str, settings: list[str]) -> str:
+    from django.db import connection, transaction
 
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:
+        for setting in settings:
+            cursor.execute(setting)
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql)
         return "\n".join(row[0] for row in cursor.fetchall())
 
@@ -151,11 +153,23 @@ def _run_size(size: int, repeat: int, explain: bool) -> dict[str, Any]:
             timings = _time(lambda path=path: client.get(path), repeat)
             results[label] = (statistics.median(timings), _p90(timings), len(queries))
             if explain and path in EXPLAINED:
+                # Replay the planner settings the request set around a query
+                # (SET LOCAL ... / TO DEFAULT), so the plan shown is the one used.
+                in_effect: list[str] = []
                 for query in queries:
                     sql = query["sql"]
+                    upper = sql.lstrip().upper()
+                    if upper.startswith("SET LOCAL"):
+                        if upper.endswith("TO DEFAULT"):
+                            in_effect.clear()
+                        else:
+                            in_effect.append(sql)
+                    elif upper.startswith("COMMIT"):
+                        in_effect.clear()
                     touches = "invoice_inbox_items" in sql or "inbox_state_tally" in sql
-                    if touches and sql.lstrip().upper().startswith("SELECT"):
-                        plans.append(f"### {label}: {path}\n\n{sql}\n\n{_explain(sql)}\n")
+                    if touches and upper.startswith("SELECT"):
+                        shown = "\n".join([*in_effect, sql])
+                        plans.append(f"### {label}: {path}\n\n{shown}\n\n{_explain(sql, in_effect)}\n")
         counts = _time(lambda: inbox.facet_counts(inbox.ListQuery()), repeat)
         results["facet counts, unfiltered"] = (statistics.median(counts), _p90(counts), 1)
         counts = _time(lambda: inbox.facet_counts(inbox.ListQuery(states=("needs_answer",))), repeat)

@@ -341,12 +341,23 @@ def _capped_counts(query: ListQuery) -> Counts:
     """
     columns = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
     sql, params = filtered_items(query).values(*columns)[: COUNT_CAP + 1].query.sql_with_params()
-    selects = ["COUNT(*)", *(f"COUNT(*) FILTER (WHERE capped.{column})" for column in columns)]
-    if connection.vendor != "postgresql":
-        selects = ["COUNT(*)", *(f"SUM(CASE WHEN capped.{column} THEN 1 ELSE 0 END)" for column in columns)]
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(selects)} FROM ({sql}) AS capped", params)  # noqa: S608 - SQL compiled by Django
+    selects = ["COUNT(*)", *(f"SUM(CASE WHEN capped.{column} THEN 1 ELSE 0 END)" for column in columns)]
+    count_sql = f"SELECT {', '.join(selects)} FROM ({sql}) AS capped"  # noqa: S608 - SQL compiled by Django
+    # For a common word PostgreSQL likes a sequential scan that stops at the
+    # cap; when its guess of the match rate is wrong (fewer matches than the
+    # cap) that scan reads the whole table. The trigram and date indexes
+    # bound the work whatever the guess, so they are made the only choice.
+    # Not for words under three letters, which the trigram index cannot
+    # narrow (a short word is common, and the capped scan stops early).
+    force_index = connection.vendor == "postgresql" and all(len(word) >= 3 for word in query.text.split())
+    with transaction.atomic(), connection.cursor() as cursor:
+        if force_index:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(count_sql, params)
         row = cursor.fetchone()
+        if force_index:
+            # Inside a caller's transaction the setting would outlive us.
+            cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
     return Counts(
         total=int(row[0]),
         facets={key: int(n or 0) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)},
