@@ -122,3 +122,12 @@ def test_counts_without_a_search_are_exact_past_the_cap(qa_client, monkeypatch):
     body = qa_client.get(reverse("inbox"), {"state": "answered"}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert 'data-state="answered">5<' in body
     assert "of 5 items" in body
+
+
+@pytest.mark.postgres
+def test_a_search_leaves_the_planner_settings_as_it_found_them(qa_client):
+    factories.make_item(channel_context=note("kontorsmaterial"))
+    assert qa_client.get(reverse("api_items"), {"q": "kontorsmaterial"}).json()["count"] == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone()[0] == "on"
