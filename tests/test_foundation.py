@@ -109,7 +109,9 @@ def test_anonymous_item_page_redirects_to_login(client):
 
 
 @pytest.mark.django_db
-def test_the_login_page_is_swedish_by_default(client):
+def test_the_login_page_is_swedish_by_default(client, settings):
+    # Undo the suite's English default (tests/conftest.py): this test is about settings.py's.
+    settings.LANGUAGE_CODE = app_settings.LANGUAGE_CODE
     response = client.get(reverse("login"))
     assert response.status_code == 200
     assert 'lang="sv"' in response.content.decode()

@@ -46,7 +46,8 @@ def test_the_rows_show_supplier_and_total_in_swedish_number_format(bookkeeper_cl
         company=company,
         extracted_data={"supplier": {"name": "Restaurang Prinsen"}, "totals": {"total": 1234.5}},
     )
-    body = bookkeeper_client.get(URL).content.decode()
+    # A Swedish browser (the suite's default is English: tests/conftest.py).
+    body = bookkeeper_client.get(URL, HTTP_ACCEPT_LANGUAGE="sv-SE").content.decode()
     assert "Restaurang Prinsen" in body
     assert company.name in body
     assert "1\xa0234,50 SEK" in body
