@@ -169,7 +169,8 @@ def test_the_inbox_is_swedish_by_default_and_offers_english(bookkeeper_client, c
     assert "<h1>Inkorg</h1>" in body
     assert ">Behöver svar i appen</span>" in body
     assert ">Logga ut</button>" in body
-    assert 'name="language" value="en"' in body
+    # The way out names English in English: a reader without Swedish finds it.
+    assert 'name="language" value="en" class="link-button" lang="en">English</button>' in body
     assert "Inbox" not in body
 
 
@@ -188,7 +189,7 @@ def test_choosing_english_turns_the_inbox_english_and_it_stays_english(bookkeepe
     # The choice is remembered for the next page, not just the redirect.
     later = bookkeeper_client.get(inbox).content.decode()
     assert "<h1>Inbox</h1>" in later
-    assert 'name="language" value="sv"' in later
+    assert 'name="language" value="sv" class="link-button" lang="sv">Svenska</button>' in later
 
 
 def test_choosing_swedish_again_turns_it_back(bookkeeper_client):
