@@ -518,6 +518,34 @@ def _recompute(rows: Iterable[InboxItem]) -> list[InboxItem]:
     return recomputed
 
 
+def _write_states(rows: list[InboxItem]) -> None:
+    """Store the recomputed columns of ``rows`` in one statement.
+
+    On PostgreSQL an ``UPDATE ... FROM (VALUES ...)`` join: Django's
+    ``bulk_update`` builds a CASE per column with a branch per row, which
+    PostgreSQL evaluates in time proportional to rows squared (1.3 ms a row
+    at 500 rows against 0.14 ms for the whole refresh here). The UPDATE leaves
+    channel_context alone, so the stale-marking trigger stays quiet.
+    """
+    if connection.vendor != "postgresql":
+        InboxItem.objects.bulk_update(rows, DERIVED_FIELDS)
+        return
+    fields = [InboxItem._meta.get_field(name) for name in DERIVED_FIELDS]
+    casts = ["%s::uuid", *(f"%s::{field.db_type(connection)}" for field in fields)]
+    row_sql = "(" + ", ".join(casts) + ")"
+    params: list[Any] = []
+    for row in rows:
+        params.append(row.pk)
+        params.extend(field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields)
+    columns = [field.column for field in fields]
+    sql = (
+        f"UPDATE {InboxItem._meta.db_table} AS t SET {', '.join(f'{c} = v.{c}' for c in columns)}"  # noqa: S608
+        f" FROM (VALUES {', '.join([row_sql] * len(rows))}) AS v(id, {', '.join(columns)}) WHERE t.id = v.id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
 def _refresh_batch(limit: int, *, skip_locked: bool, lock_timeout_ms: int | None = None) -> int:
     """Recompute up to ``limit`` stale rows in one short transaction.
 
@@ -545,8 +573,7 @@ def _refresh_batch(limit: int, *, skip_locked: bool, lock_timeout_ms: int | None
         )
         rows = _recompute(stale)
         if rows:
-            # The UPDATE leaves channel_context alone, so the trigger stays quiet.
-            InboxItem.objects.bulk_update(rows, DERIVED_FIELDS)
+            _write_states(rows)
         if lock_timeout_ms is not None:
             with connection.cursor() as cursor:
                 # Inside a caller's transaction the setting would outlive us.
