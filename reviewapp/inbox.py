@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from django.db import DatabaseError, connection, transaction
-from django.db.models import Count, F, OrderBy, Q, QuerySet
+from django.db.models import Count, F, Field, OrderBy, Q, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 
@@ -530,14 +530,14 @@ def _write_states(rows: list[InboxItem]) -> None:
     if connection.vendor != "postgresql":
         InboxItem.objects.bulk_update(rows, DERIVED_FIELDS)
         return
-    fields = [InboxItem._meta.get_field(name) for name in DERIVED_FIELDS]
+    fields: list[Field[Any, Any]] = [InboxItem._meta.get_field(name) for name in DERIVED_FIELDS]  # type: ignore[misc]
     casts = ["%s::uuid", *(f"%s::{field.db_type(connection)}" for field in fields)]
     row_sql = "(" + ", ".join(casts) + ")"
     params: list[Any] = []
     for row in rows:
         params.append(row.pk)
         params.extend(field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields)
-    columns = [field.column for field in fields]
+    columns = [str(field.column) for field in fields]
     sql = (
         f"UPDATE {InboxItem._meta.db_table} AS t SET {', '.join(f'{c} = v.{c}' for c in columns)}"  # noqa: S608
         f" FROM (VALUES {', '.join([row_sql] * len(rows))}) AS v(id, {', '.join(columns)}) WHERE t.id = v.id"
