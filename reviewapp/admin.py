@@ -57,13 +57,13 @@ def _pretty_json(value: object) -> str:
 
 
 @admin.register(Company)
-class CompanyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class CompanyAdmin(admin.ModelAdmin):
     list_display = ("name", "organisation_number")
     search_fields = ("name", "organisation_number")
 
 
 @admin.register(InboxItem)
-class InboxItemAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class InboxItemAdmin(admin.ModelAdmin):
     list_display = ("created_at", "company", "supplier", "total_amount", "state_labels", "open_question_type")
     list_filter = (StateFilter, QuestionTypeFilter)
     list_select_related = ("company",)
@@ -136,7 +136,7 @@ class InboxItemAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(ClarificationEvent)
-class ClarificationEventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ClarificationEventAdmin(admin.ModelAdmin):
     """The audit trail: visible, never added, changed or deleted by hand."""
 
     list_display = ("occurred_at", "event_type", "question_type", "channel", "actor_label", "item")
@@ -155,7 +155,7 @@ class ClarificationEventAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class ApiTokenAdmin(admin.ModelAdmin):
     """Tokens are created by ``manage.py create_api_token`` (which shows the
     token once); here they can be seen by prefix and revoked by deleting."""
 
@@ -172,7 +172,7 @@ class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
 
 @admin.register(GoldenCase)
-class GoldenCaseAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+class GoldenCaseAdmin(admin.ModelAdmin):
     list_display = ("name", "created_by", "created_at")
     search_fields = ("name",)
     readonly_fields = ("created_by", "created_at")
