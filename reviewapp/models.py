@@ -19,6 +19,8 @@ from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp import states
+
 
 class Company(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -37,12 +39,14 @@ class Company(models.Model):
 class InboxItem(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="inbox_items")
-    status = models.CharField(max_length=40, default="pending")
-    source = models.CharField(max_length=40, default="whatsapp")
+    # Database defaults as well, so the chat intake's plain INSERTs (which
+    # know nothing of our extra columns) are accepted.
+    status = models.CharField(max_length=40, default="pending", db_default="pending")
+    source = models.CharField(max_length=40, default="whatsapp", db_default="whatsapp")
     document_id = models.UUIDField(null=True, blank=True)
     # The receipt file itself, through Django's storage API (local disk or
     # object storage, whichever STORAGES["default"] names).
-    document_file = models.FileField(upload_to="receipts/%Y/%m/", blank=True, max_length=300)
+    document_file = models.FileField(upload_to="receipts/%Y/%m/", blank=True, max_length=300, db_default="")
     extracted_data = models.JSONField(null=True, blank=True)
     channel_context = models.JSONField(null=True, blank=True)
     whatsapp_message_id = models.CharField(max_length=200, null=True, blank=True)
@@ -124,8 +128,6 @@ class InboxItem(models.Model):
 
     def refresh_states(self) -> None:
         """Recompute the state columns from the current channel_context."""
-        from reviewapp import states
-
         for field, value in states.compute(self.channel_context, self.extracted_data).column_values().items():
             setattr(self, field, value)
 
@@ -165,13 +167,7 @@ class InboxItem(models.Model):
 
 
 DERIVED_FIELDS = (
-    "state_needs_answer",
-    "state_waiting_in_chat",
-    "state_denied",
-    "state_purpose_missing",
-    "state_answered",
-    "state_no_answers",
-    "state_malformed",
+    *states.STATE_FIELDS.values(),
     "open_question_type",
     "open_question_asked_at",
     "search_text",

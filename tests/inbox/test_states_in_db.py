@@ -131,8 +131,9 @@ def raw_insert(company_id: uuid.UUID, channel_context: object) -> str:
     placeholder, params = _sql_json(channel_context)
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO invoice_inbox_items (id, company_id, status, source, document_file, channel_context)"  # noqa: S608
-            f" VALUES (%s, %s, 'pending', 'whatsapp', '', {placeholder})",
+            # Only the columns the chat intake knows: every column of ours has a database default.
+            "INSERT INTO invoice_inbox_items (id, company_id, channel_context)"  # noqa: S608
+            f" VALUES (%s, %s, {placeholder})",
             [_db_id(new_id), _db_id(company_id), *params],
         )
     return str(new_id)
