@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from reviewapp import answers
+from reviewapp.answers import writing
 from reviewapp.models import ClarificationEvent, InboxItem
 from tests.answers.conftest import moved_item
 
@@ -63,7 +64,7 @@ def slow_critical_section(monkeypatch: pytest.MonkeyPatch, seconds: float) -> No
         time.sleep(seconds)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(answers, "answered_context", slowly)
+    monkeypatch.setattr(writing, "answered_context", slowly)
 
 
 def waiting_on_a_lock() -> int:
@@ -190,7 +191,7 @@ def test_a_raw_sql_writer_waiting_on_the_app_keeps_its_change_and_the_app_keeps_
         assert writer_waiting.wait(timeout=30)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(answers, "answered_context", pause_inside_the_lock)
+    monkeypatch.setattr(writing, "answered_context", pause_inside_the_lock)
     app, app_outcome = in_thread(
         lambda: answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text="från appen"))
     )

@@ -1,0 +1,255 @@
+"""The rules an answer must pass before anything is written.
+
+Limits (the issue leaves them to us; generous for a receipt, small enough
+that nobody pastes a novel into a prompt line):
+
+- at most ``MAX_PARTICIPANTS`` (20) participants; a name or company of at most
+  200 characters, a purpose or context text of at most 2000;
+- a name must not be blank or white space only; a company may be left empty;
+- single-line fields (name, company) refuse every control character; the
+  free-text fields (purpose, context text) allow line breaks and tabs and
+  refuse the other C0/C1 controls. NUL in particular: PostgreSQL cannot store
+  ``\\u0000`` in jsonb, so it is a validation message, never a server error;
+  lone UTF-16 surrogates (possible in JSON) are refused for the same reason;
+- an event date is ``YYYY-MM-DD``, a real date between 2000 and 2099;
+- a new document is a JPEG, PNG or PDF recognised by its first bytes (not by
+  the name or the browser's content type), images also opened with Pillow,
+  at most ``settings.RECEIPT_UPLOAD_MAX_BYTES``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
+from django.utils.translation import gettext as _
+
+from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
+
+MAX_PARTICIPANTS: Final = 20
+MAX_NAME_LENGTH: Final = 200
+MAX_COMPANY_LENGTH: Final = 200
+MAX_PURPOSE_LENGTH: Final = 2000
+MAX_TEXT_LENGTH: Final = 2000
+MIN_EVENT_YEAR: Final = 2000
+MAX_EVENT_YEAR: Final = 2099
+
+# Control characters: all of C0 and C1, DEL, lone surrogates. Free text keeps
+# tab and line feed (carriage returns are normalised away first).
+_SINGLE_LINE_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_MULTI_LINE_BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+_SIGNATURES: Final = (
+    (b"\xff\xd8\xff", "jpeg", "jpg"),
+    (b"\x89PNG\r\n\x1a\n", "png", "png"),
+    (b"%PDF-", "pdf", "pdf"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedFile:
+    """An upload whose content was checked: its kind and the extension to store it under."""
+
+    upload: UploadedFile
+    kind: str
+    extension: str
+
+
+class AnswerInvalid(Exception):
+    """The answer breaks a rule; ``errors`` maps a field path to messages.
+
+    Paths: ``question``, ``participants``, ``participants.<i>.name``,
+    ``participants.<i>.company``, ``purpose``, ``event_date``, ``denied``,
+    ``text``, ``readable``, ``file``.
+    """
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+def _control_message(match: re.Match[str]) -> str:
+    code = f"U+{ord(match.group()):04X}"
+    if code == "U+0000":
+        return _("Remove the NUL character (U+0000): it cannot be stored.")
+    return _("Remove the invisible control character %(code)s.") % {"code": code}
+
+
+def clean_line(value: str, *, max_length: int) -> str:
+    """One line of text, trimmed; raises ``ValueError`` with the message."""
+    value = value.strip()
+    bad = _SINGLE_LINE_BAD.search(value)
+    if bad:
+        raise ValueError(_control_message(bad))
+    if len(value) > max_length:
+        raise ValueError(
+            _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
+        )
+    return value
+
+
+def clean_text(value: str, *, max_length: int) -> str:
+    """Free text that may span lines: CRLF becomes LF, then trimmed."""
+    value = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    bad = _MULTI_LINE_BAD.search(value)
+    if bad:
+        raise ValueError(_control_message(bad))
+    if len(value) > max_length:
+        raise ValueError(
+            _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
+        )
+    return value
+
+
+def clean_name(value: str) -> str:
+    if not value.strip():
+        raise ValueError(_("Enter the participant's name (white space alone is not a name)."))
+    return clean_line(value, max_length=MAX_NAME_LENGTH)
+
+
+def clean_company(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return clean_line(value, max_length=MAX_COMPANY_LENGTH) or None
+
+
+def clean_event_date(value: str) -> str:
+    """``""`` or an ISO date ``YYYY-MM-DD`` between 2000 and 2099."""
+    value = value.strip()
+    if not value:
+        return ""
+    if not _ISO_DATE.fullmatch(value):
+        raise ValueError(_("Enter the date as YYYY-MM-DD, for example 2026-07-29."))
+    try:
+        parsed = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(_("%(value)s is not a date in the calendar.") % {"value": value}) from None
+    if not MIN_EVENT_YEAR <= parsed.year <= MAX_EVENT_YEAR:
+        raise ValueError(
+            _("Enter a date between %(first)d and %(last)d.") % {"first": MIN_EVENT_YEAR, "last": MAX_EVENT_YEAR}
+        )
+    return value
+
+
+def check_file(upload: UploadedFile) -> CheckedFile:
+    """The upload's real type from its content; raises ``ValueError``."""
+    limit = settings.RECEIPT_UPLOAD_MAX_BYTES
+    size = upload.size or 0
+    if size == 0:
+        raise ValueError(_("The file is empty."))
+    if size > limit:
+        raise ValueError(
+            _("The file is %(size)s MB; the limit is %(limit)s MB.")
+            % {"size": f"{size / 1_048_576:.1f}", "limit": f"{limit / 1_048_576:.1f}"}
+        )
+    upload.seek(0)
+    head = upload.read(16)
+    upload.seek(0)
+    found = next(((kind, ext) for signature, kind, ext in _SIGNATURES if head.startswith(signature)), None)
+    if found is None:
+        raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
+    kind, extension = found
+    if kind in ("jpeg", "png"):
+        _verify_image(upload, kind)
+    return CheckedFile(upload=upload, kind=kind, extension=extension)
+
+
+def _verify_image(upload: UploadedFile, kind: str) -> None:
+    from PIL import Image
+
+    try:
+        with Image.open(upload) as image:
+            image.verify()
+            found = (image.format or "").lower()
+    except Exception:  # Pillow raises many types for a broken file; any means "unreadable".
+        raise ValueError(_("The image is damaged or incomplete; it cannot be opened.")) from None
+    finally:
+        upload.seek(0)
+    if found != kind:
+        raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
+
+
+def _too_many(count: int) -> str:
+    return _("At most %(max)d participants (this has %(count)d).") % {"max": MAX_PARTICIPANTS, "count": count}
+
+
+def _collect(errors: dict[str, list[str]], key: str, func: Any, *args: Any) -> Any:
+    try:
+        return func(*args)
+    except ValueError as error:
+        errors.setdefault(key, []).append(str(error))
+        return None
+
+
+def validate(answer: Answer, *, complete: bool = True) -> Answer:
+    """The answer normalised (trimmed, CRLF → LF), or ``AnswerInvalid``.
+
+    ``complete=False`` is for the live preview: every rule about what was
+    typed still applies, but an answer still missing a purpose or a
+    participant is let through so the preview can show it half done.
+    """
+    errors: dict[str, list[str]] = {}
+    cleaned: Answer
+    if isinstance(answer, RepresentationAnswer):
+        cleaned = _validate_representation(answer, errors, complete=complete)
+    elif isinstance(answer, ContextAnswer):
+        text = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
+        if complete and text == "":
+            errors.setdefault("text", []).append(_("Write what the purchase was for."))
+        cleaned = ContextAnswer(text=text or "")
+    elif isinstance(answer, ResendAnswer):
+        if answer.upload is not None and answer.readable:
+            errors["readable"] = [_("Choose one: upload a new file, or declare the current document readable.")]
+        elif answer.upload is None and not answer.readable and complete:
+            errors["file"] = [_("Upload a sharper file, or declare the current document readable.")]
+        if answer.upload is not None:
+            try:
+                check_file(answer.upload)
+            except ValueError as error:
+                errors["file"] = [str(error)]
+        cleaned = answer
+    else:
+        raise AnswerInvalid({"question": [_("Unknown question type.")]})
+    if errors:
+        raise AnswerInvalid(errors)
+    return cleaned
+
+
+def _validate_representation(
+    answer: RepresentationAnswer, errors: dict[str, list[str]], *, complete: bool
+) -> RepresentationAnswer:
+    if answer.denied:
+        # A denial carries no participants and no purpose: refuse a
+        # contradiction instead of silently dropping what was sent.
+        if answer.participants:
+            errors["participants"] = [_("A denial names no participants.")]
+        if answer.purpose.strip():
+            errors["purpose"] = [_("A denial has no purpose.")]
+        if answer.event_date.strip():
+            errors["event_date"] = [_("A denial has no event date.")]
+        return RepresentationAnswer(denied=True)
+
+    participants: list[ParticipantInput] = []
+    if len(answer.participants) > MAX_PARTICIPANTS:
+        errors["participants"] = [_too_many(len(answer.participants))]
+    for index, person in enumerate(answer.participants[: MAX_PARTICIPANTS + 1]):
+        name = _collect(errors, f"participants.{index}.name", clean_name, person.name)
+        company = _collect(errors, f"participants.{index}.company", clean_company, person.company)
+        if name is not None:
+            participants.append(ParticipantInput(name=name, company=company))
+    purpose = _collect(errors, "purpose", lambda v: clean_text(v, max_length=MAX_PURPOSE_LENGTH), answer.purpose)
+    event_date = _collect(errors, "event_date", clean_event_date, answer.event_date)
+    if complete:
+        # The question asked for both; anything less is not an answer.
+        if not answer.participants:
+            errors.setdefault("participants", []).append(
+                _("Name at least one participant, or answer “Not representation”.")
+            )
+        if purpose == "":
+            errors.setdefault("purpose", []).append(_("Write the purpose of the representation."))
+    return RepresentationAnswer(participants=tuple(participants), purpose=purpose or "", event_date=event_date or "")
