@@ -9,6 +9,7 @@ from django.db import connection
 from django.urls import reverse
 
 from reviewapp import inbox, states
+from reviewapp.inbox import counts
 from reviewapp.models import InboxItem
 from tests import factories
 from tests.inbox.helpers import denial, note, participants_only, pending
@@ -86,7 +87,7 @@ def test_the_list_counts_come_from_the_tally_on_postgresql(qa_client, company):
 
 
 def test_counts_with_a_search_stop_at_the_cap_and_say_so(qa_client, monkeypatch):
-    monkeypatch.setattr(inbox, "COUNT_CAP", 3)
+    monkeypatch.setattr(counts, "COUNT_CAP", 3)
     for _ in range(5):
         factories.make_item(channel_context=note("kontorsmaterial"), extracted_data=None)
     data = qa_client.get(reverse("api_items"), {"q": "kontorsmaterial"}).json()
@@ -100,7 +101,7 @@ def test_counts_with_a_search_stop_at_the_cap_and_say_so(qa_client, monkeypatch)
 
 
 def test_counts_with_a_search_under_the_cap_are_exact(qa_client, monkeypatch):
-    monkeypatch.setattr(inbox, "COUNT_CAP", 3)
+    monkeypatch.setattr(counts, "COUNT_CAP", 3)
     for _ in range(2):
         factories.make_item(channel_context=note("kontorsmaterial"), extracted_data=None)
     supplier = {"supplier": {"name": "Kontorsmaterial AB"}}
@@ -113,7 +114,7 @@ def test_counts_with_a_search_under_the_cap_are_exact(qa_client, monkeypatch):
 
 
 def test_counts_without_a_search_are_exact_past_the_cap(qa_client, monkeypatch):
-    monkeypatch.setattr(inbox, "COUNT_CAP", 3)
+    monkeypatch.setattr(counts, "COUNT_CAP", 3)
     for _ in range(5):
         factories.make_item(channel_context=note("x"))
     data = qa_client.get(reverse("api_items"), {"state": "answered"}).json()

@@ -1,0 +1,115 @@
+"""What a list view asks for: the validated query, and the items its filters match."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import uuid
+from dataclasses import dataclass
+
+from django.db.models import Q, QuerySet
+from django.http import QueryDict
+from django.utils import timezone
+
+from reviewapp import states
+from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
+from reviewapp.models import InboxItem
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    """One list view: filters, sort and page, already validated."""
+
+    states: tuple[str, ...] = ()
+    question_type: str | None = None
+    company_id: uuid.UUID | None = None
+    received_from: dt.date | None = None
+    received_to: dt.date | None = None
+    text: str = ""
+    sort: str = SORT_RECEIVED
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+
+    @classmethod
+    def from_form(cls, form: InboxFilterForm) -> ListQuery:
+        """The form's valid fields; an invalid field falls back to its default.
+
+        Django drops a field that failed validation from ``cleaned_data``, so
+        ``?state=nonsense&q=volvo`` still searches for "volvo".
+        """
+        form.is_valid()
+        data = form.cleaned_data
+        company = data.get("company")
+        return cls(
+            states=tuple(data.get("state") or ()),
+            question_type=data.get("type") or None,
+            company_id=company.pk if company is not None else None,
+            received_from=data.get("received_from"),
+            received_to=data.get("received_to"),
+            text=data.get("q") or "",
+            sort=data.get("sort") or SORT_RECEIVED,
+            page=data.get("page") or 1,
+            page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
+        )
+
+
+def parse_list_query(query: QueryDict, *, max_page_size: int | None = None) -> ListQuery:
+    """The list query a query string means; invalid parameters become defaults."""
+    return ListQuery.from_form(InboxFilterForm(query, max_page_size=max_page_size))
+
+
+# --- Filtering --------------------------------------------------------------
+
+# Eight or more hex digits (dashes allowed) may be the start of an item id:
+# the list shows the first eight. Matched as a range on the primary key, so
+# it is an index lookup, not a LIKE over a cast.
+_ID_PREFIX = re.compile(r"^[0-9a-f-]{8,36}$")
+
+
+def _id_prefix_range(text: str) -> tuple[uuid.UUID, uuid.UUID] | None:
+    if not _ID_PREFIX.match(text):
+        return None
+    digits = text.replace("-", "")
+    if not 8 <= len(digits) <= 32:
+        return None
+    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+
+
+def search_condition(text: str) -> Q:
+    """Every word in ``search_text``, or an item id starting with ``text``.
+
+    ``search_text`` is stored lower-cased (``states.search_text_of``), so a
+    plain case-sensitive ``LIKE '%word%'`` on the lower-cased word is exact and
+    can use the trigram index on PostgreSQL.
+    """
+    words = text.lower().split()
+    condition = Q()
+    for word in words:
+        condition &= Q(search_text__contains=word)
+    id_range = _id_prefix_range(text.lower())
+    if id_range is not None:
+        condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
+    return condition
+
+
+def _start_of_day(day: dt.date) -> dt.datetime:
+    # Dates in the form are the user's calendar days, in the site's time zone.
+    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+
+
+def filtered_items(query: ListQuery) -> QuerySet[InboxItem]:
+    """The items matching ``query``'s filters, unordered and unpaged."""
+    items = InboxItem.objects.all()
+    for key in query.states:
+        items = items.filter(**{states.STATE_FIELDS[key]: True})
+    if query.question_type:
+        items = items.filter(open_question_type=query.question_type)
+    if query.company_id:
+        items = items.filter(company_id=query.company_id)
+    if query.received_from:
+        items = items.filter(created_at__gte=_start_of_day(query.received_from))
+    if query.received_to:
+        items = items.filter(created_at__lt=_start_of_day(query.received_to + dt.timedelta(days=1)))
+    if query.text:
+        items = items.filter(search_condition(query.text))
+    return items.order_by()

@@ -1,0 +1,133 @@
+"""Sort orders, and the previous/next item found by keyset in that order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from django.db.models import F, OrderBy, Q, QuerySet
+from django.http import QueryDict
+
+from reviewapp.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_RECEIVED
+from reviewapp.inbox.freshness import refresh_stale_states
+from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.models import InboxItem
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    """One column of a sort order. NULL sorts after every value ascending
+    (PostgreSQL's default, made explicit so SQLite agrees), so ascending
+    indexes serve the bookkeeper's queue without a sort step."""
+
+    field: str
+    descending: bool = False
+    nullable: bool = False
+
+    def reversed(self) -> SortKey:
+        return replace(self, descending=not self.descending)
+
+    def order_by(self) -> OrderBy:
+        if self.descending:
+            return F(self.field).desc(nulls_first=True) if self.nullable else F(self.field).desc()
+        return F(self.field).asc(nulls_last=True) if self.nullable else F(self.field).asc()
+
+
+# Every order ends with the primary key so it is total: rows inserted in one
+# transaction share created_at, and previous/next must never skip or repeat.
+SORTS: Final[dict[str, tuple[SortKey, ...]]] = {
+    SORT_RECEIVED: (SortKey("created_at", descending=True), SortKey("id", descending=True)),
+    SORT_OLDEST: (SortKey("created_at"), SortKey("id")),
+    # Items without an open question come last, oldest received first.
+    SORT_QUESTION_AGE: (SortKey("open_question_asked_at", nullable=True), SortKey("created_at"), SortKey("id")),
+}
+
+
+def ordered(items: QuerySet[InboxItem], sort: str) -> QuerySet[InboxItem]:
+    return items.order_by(*(key.order_by() for key in SORTS[sort]))
+
+
+def _beyond(key: SortKey, value: Any) -> Q | None:
+    """Rows strictly after ``value`` in this key's direction (None: no row is)."""
+    if key.descending:
+        # Smaller values, and under NULLS-as-largest a NULL has every value after it.
+        if value is None:
+            return Q(**{f"{key.field}__isnull": False})
+        return Q(**{f"{key.field}__lt": value})
+    if value is None:
+        return None
+    after = Q(**{f"{key.field}__gt": value})
+    return after | Q(**{f"{key.field}__isnull": True}) if key.nullable else after
+
+
+def _equal(key: SortKey, value: Any) -> Q:
+    if value is None:
+        return Q(**{f"{key.field}__isnull": True})
+    return Q(**{key.field: value})
+
+
+def after_condition(keys: Sequence[SortKey], values: Sequence[Any]) -> Q | None:
+    """Keyset condition: rows strictly after ``values`` in the order ``keys``."""
+    alternatives: list[Q] = []
+    same_so_far = Q()
+    for key, value in zip(keys, values, strict=True):
+        beyond = _beyond(key, value)
+        if beyond is not None:
+            alternatives.append(same_so_far & beyond)
+        same_so_far &= _equal(key, value)
+    if not alternatives:
+        return None
+    condition = alternatives[0]
+    for alternative in alternatives[1:]:
+        condition |= alternative
+    return condition
+
+
+def _first_after(items: QuerySet[InboxItem], keys: Sequence[SortKey], item: InboxItem) -> InboxItem | None:
+    """The first row after ``item`` in the order ``keys``.
+
+    The condition leads with a plain range on the first key (``created_at <=
+    X AND (...)``) so the index scan starts at the item instead of walking
+    from the top of the list to it. A NULL first key (the queue order's
+    "no open question") cannot share that range; those rows are looked up in
+    a second query, only when the first finds nothing.
+    """
+    values = [getattr(item, key.field) for key in keys]
+    first, value = keys[0], values[0]
+    order = [key.order_by() for key in keys]
+    rest = after_condition(keys[1:], values[1:])
+    same = _equal(first, value) & rest if rest is not None else None
+    if value is None:
+        main = same
+    else:
+        op = "lt" if first.descending else "gt"
+        beyond = Q(**{f"{first.field}__{op}": value})
+        bound = Q(**{f"{first.field}__{op}e": value})
+        main = bound & (beyond | same) if same is not None else beyond
+    found = items.filter(main).order_by(*order).select_related("company").first() if main is not None else None
+    if found is None and first.nullable and (value is None) == first.descending:
+        # Ascending, NULLs come after every value; descending, before them.
+        tail = items.filter(**{f"{first.field}__isnull": value is not None})
+        found = tail.order_by(*order).select_related("company").first()
+    return found
+
+
+def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, InboxItem | None]:
+    """The previous and next item in the list ``query`` describes.
+
+    ``query`` is the list's query string as the item page received it;
+    invalid parameters fall back to the defaults, ``page`` is ignored. The
+    position is read from ``item`` as passed in (its ``created_at`` and
+    ``open_question_asked_at``), and ``item`` need not match the filter any
+    more: called with the item as it was listed, just before answering its
+    question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"))[1]``
+    is the next item in the bookkeeper's queue.
+    """
+    refresh_stale_states()
+    list_query = parse_list_query(query)
+    items = filtered_items(list_query).exclude(pk=item.pk)
+    keys = SORTS[list_query.sort]
+    previous = _first_after(items, [key.reversed() for key in keys], item)
+    following = _first_after(items, keys, item)
+    return previous, following
