@@ -1,0 +1,222 @@
+"""``ItemView`` and its parts: what the item page and ``GET /api/items/<id>`` show, and its JSON."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import clarifications
+from reviewapp.items.labels import state_label
+
+
+@dataclass(frozen=True, slots=True)
+class OpenQuestionView:
+    """The one unanswered question and who owns it now.
+
+    ``open``: the chat still waits until ``chat_keeps_until``.
+    ``moved_to_app``: the chat gave up at ``gave_up_at`` and the app owns it.
+    Times are None when the record has no usable ``asked_at``.
+    """
+
+    type: str | None
+    status: str
+    what: str
+    prompt_line: str | None
+    channel_label: str
+    asked_at: dt.datetime | None
+    chat_keeps_until: dt.datetime | None
+    gave_up_at: dt.datetime | None
+
+    @property
+    def owned_by_app(self) -> bool:
+        return self.status == "moved_to_app"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "status": self.status,
+            "what": self.what,
+            "owner": "app" if self.owned_by_app else "chat",
+            "channel": self.channel_label,
+            "prompt_line": self.prompt_line,
+            "asked_at": _iso(self.asked_at),
+            "chat_keeps_until": _iso(self.chat_keeps_until),
+            "gave_up_at": _iso(self.gave_up_at),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PersonView:
+    name: str
+    company: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HumanSaid:
+    """What the human actually said, read from the record as stored.
+
+    ``participants``, ``purpose`` and ``event_date`` are the summary's (what
+    the prompt is built from); the raw answers and times come straight from
+    ``channel_context``. ``caption`` is never shown to the agent.
+    """
+
+    participants: tuple[PersonView, ...]
+    purpose: str | None
+    purpose_missing: bool
+    event_date: str | None
+    denied: bool
+    representation_raw_answer: str | None
+    representation_answered_at: dt.datetime | None
+    user_note: str | None
+    context_answer_raw: str | None
+    context_answered_at: dt.datetime | None
+    caption: str | None
+
+    @property
+    def is_empty(self) -> bool:
+        return not (
+            self.participants
+            or self.purpose
+            or self.event_date
+            or self.denied
+            or self.representation_raw_answer
+            or self.user_note
+            or self.context_answer_raw
+            or self.caption
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "participants": [{"name": p.name, "company": p.company} for p in self.participants],
+            "purpose": self.purpose,
+            "purpose_missing": self.purpose_missing,
+            "event_date": self.event_date,
+            "denied": self.denied,
+            "representation_raw_answer": self.representation_raw_answer,
+            "representation_answered_at": _iso(self.representation_answered_at),
+            "user_note": self.user_note,
+            "context_answer_raw": self.context_answer_raw,
+            "context_answered_at": _iso(self.context_answered_at),
+            "caption": self.caption,
+            "caption_shown_to_agent": False,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    key: str
+    kind: str  # "added", "removed" or "changed"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerChange:
+    """What an answer written by the app did to ``channel_context``."""
+
+    changed_keys: tuple[KeyChange, ...]
+    lines_before: tuple[str, ...]
+    lines_after: tuple[str, ...]
+
+    @property
+    def before_text(self) -> str:
+        return "\n".join(self.lines_before)
+
+    @property
+    def after_text(self) -> str:
+        return "\n".join(self.lines_after)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "changed_keys": [{"key": c.key, "change": c.kind} for c in self.changed_keys],
+            "lines_before": list(self.lines_before),
+            "lines_after": list(self.lines_after),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EventView:
+    event_type: str
+    label: str
+    question_type: str
+    question_label: str
+    occurred_at: dt.datetime
+    actor: str
+    channel: str
+    channel_label: str
+    change: AnswerChange | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "event_type": self.event_type,
+            "label": self.label,
+            "question_type": self.question_type or None,
+            "occurred_at": _iso(self.occurred_at),
+            "actor": self.actor or None,
+            "channel": self.channel,
+            "change": self.change.to_json() if self.change else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StateBadge:
+    key: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemView:
+    """Everything the item page and its API show about one item."""
+
+    document_id: str | None
+    summary: clarifications.Clarifications | None
+    summary_json: dict[str, Any] | None
+    problems: tuple[str, ...]
+    states: tuple[str, ...]
+    lines: tuple[str, ...]
+    agent_view: tuple[str, ...]
+    notes: str | None
+    notes_explanation: str | None
+    agent_explanation: str | None
+    open_question: OpenQuestionView | None
+    human: HumanSaid
+    events: tuple[EventView, ...]
+    channel_context: Any
+
+    @property
+    def state_badges(self) -> list[StateBadge]:
+        return [StateBadge(key, state_label(key)) for key in self.states]
+
+    @property
+    def agent_view_text(self) -> str:
+        """Exactly the characters the model receives, one line per list entry."""
+        return "\n".join(self.agent_view)
+
+    @property
+    def raw_context_json(self) -> str:
+        return json.dumps(self.channel_context, indent=2, ensure_ascii=False)
+
+    def to_json(self, *, include_raw_context: bool) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "summary": self.summary_json,
+            "lines": list(self.lines),
+            "agent_view": list(self.agent_view),
+            "notes": self.notes,
+            "problems": list(self.problems),
+            "states": list(self.states),
+            "notes_explanation": self.notes_explanation,
+            "agent_explanation": self.agent_explanation,
+            "open_question": self.open_question.to_json() if self.open_question else None,
+            "human": self.human.to_json(),
+            "events": [event.to_json() for event in self.events],
+        }
+        if include_raw_context:
+            data["channel_context"] = self.channel_context
+        return data
+
+
+def _iso(moment: dt.datetime | None) -> str | None:
+    """UTC ISO 8601 with a ``Z``, as the chat intake writes its timestamps."""
+    if moment is None:
+        return None
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,95 @@
+"""The words the item page shows: labels, and why the notes or the agent view are empty."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
+import clarifications
+from reviewapp import states
+from reviewapp.models import ClarificationEvent
+
+#: The open question in plain words (the prompt names it in Swedish).
+QUESTION_WHAT: Final[dict[str, Promise]] = {
+    "representation": _("who attended and why (representation)"),
+    "context": _("what the purchase was for"),
+    "resend": _("a sharper photo of the receipt"),
+}
+
+EVENT_LABELS: Final[dict[str, Promise]] = {
+    ClarificationEvent.ASKED: _("Question asked"),
+    ClarificationEvent.EXPIRED: _("The chat gave up"),
+    ClarificationEvent.ANSWERED: _("Question answered"),
+}
+
+NOTES_EMPTY_DENIED: Final = _(
+    "Nothing goes on the verifikat: the human said this was not representation, and a denial "
+    "puts nothing on the voucher by design. The prompt still tells the agent not to ask again."
+)
+NOTES_EMPTY_NO_ANSWERS: Final = _("Nothing goes on the verifikat: nobody has answered anything about this receipt.")
+NOTES_EMPTY_MALFORMED: Final = _(
+    "Nothing goes on the verifikat: the fields that would hold an answer have the wrong shape (see the problems)."
+)
+NOTES_EMPTY_OPEN_QUESTION: Final = _(
+    "Nothing goes on the verifikat yet: the only thing on record is the open question, which is still unanswered."
+)
+NOTES_EMPTY_NOTHING_FOR_VOUCHER: Final = _(
+    "Nothing goes on the verifikat: only participants, purpose and the note are verifikat text, "
+    "and none of them was given."
+)
+AGENT_CAPTION_ONLY: Final = _(
+    "The photo caption is the verifikat text here, but it never reaches the prompt: nobody asked for it "
+    "and nobody reviewed it, so the agent is told nothing about this receipt beyond the extracted data."
+)
+AGENT_NO_ANSWERS: Final = _("No human answers: the agent sees only the extracted data.")
+AGENT_MALFORMED: Final = _(
+    "No usable human answers: the fields that would hold them have the wrong shape, so the agent sees only "
+    "the extracted data."
+)
+
+
+def state_label(key: str) -> str:
+    return str(states.STATE_LABELS.get(key, key))
+
+
+def question_what(question_type: str | None) -> str:
+    # An unknown type is asked as "what the purchase was for", as the prompt does.
+    return str(QUESTION_WHAT.get(question_type or "", QUESTION_WHAT["context"]))
+
+
+def channel_label(channel: object) -> str:
+    if channel == "whatsapp":
+        return "WhatsApp"
+    if channel == "app":
+        return str(ClarificationEvent.Channel.APP.label)
+    return channel if isinstance(channel, str) and channel else "?"
+
+
+def _notes_explanation(
+    summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
+) -> str | None:
+    """Why the verifikat gets no notes text, when it gets none."""
+    if notes:
+        return None
+    if summary is None:
+        return str(NOTES_EMPTY_MALFORMED if problems else NOTES_EMPTY_NO_ANSWERS)
+    if summary.representation_denied:
+        return str(NOTES_EMPTY_DENIED)
+    if summary.open_question is not None and not (
+        summary.representation or summary.user_note or summary.context_answer_raw
+    ):
+        return str(NOTES_EMPTY_OPEN_QUESTION)
+    return str(NOTES_EMPTY_NOTHING_FOR_VOUCHER)
+
+
+def _agent_explanation(
+    summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
+) -> str | None:
+    """Why the agent is told nothing beyond the extracted data, when it is not."""
+    if summary is not None:
+        return None
+    if notes:
+        return str(AGENT_CAPTION_ONLY)
+    return str(AGENT_MALFORMED if problems else AGENT_NO_ANSWERS)
