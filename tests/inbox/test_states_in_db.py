@@ -267,7 +267,8 @@ def _writer_is_waiting_for_a_lock() -> bool:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity"
-            " WHERE wait_event_type = 'Lock' AND query LIKE 'UPDATE invoice_inbox_items%%'"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+            " AND query LIKE 'UPDATE invoice_inbox_items%%'"
         )
         return cursor.fetchone()[0] > 0
 
@@ -299,9 +300,12 @@ def test_a_writer_racing_the_refresh_never_has_its_newer_value_overwritten(monke
     assert done.wait(20)
     assert not errors
     row = InboxItem.objects.get(pk=item.id)
-    # The writer's value landed after our commit, and the trigger marked it.
     assert row.channel_context == moved
-    assert row.states_stale is True
+    # Either the writer landed after our commit and the trigger marked the row
+    # stale again, or the refresh's second pass (rows still stale after the
+    # first) already recomputed it from the newer value; which one depends on
+    # timing. Never may states computed from "note" stand on "moved".
+    assert row.states_stale or (row.state_needs_answer and not row.state_answered)
     monkeypatch.setattr(states, "compute", real_compute)
     inbox.refresh_stale_states()
     row.refresh_from_db()
