@@ -11,7 +11,7 @@ def user_roles(request: HttpRequest) -> dict[str, object]:
     if user is None or not user.is_authenticated:
         return {}
     return {
-        "user_roles": roles.role_names(user),
+        "user_roles": roles.role_labels(user),
         "can_answer": user.has_perm(roles.ANSWER),
         "can_preview": user.has_perm(roles.PREVIEW),
         "can_view_raw": user.has_perm(roles.VIEW_RAW),

@@ -11,11 +11,21 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
+
 BOOKKEEPER: Final = "Bookkeeper"
 SUPPORT: Final = "Support"
 QA: Final = "QA"
 
 ROLES: Final = (BOOKKEEPER, SUPPORT, QA)
+
+# The group names are stored in English; people see them in their language.
+ROLE_LABELS: Final[dict[str, Promise]] = {
+    BOOKKEEPER: _("Bookkeeper"),
+    SUPPORT: _("Support"),
+    QA: _("QA"),
+}
 
 _VIEW = ["view_company", "view_inboxitem", "view_clarificationevent"]
 
@@ -34,12 +44,12 @@ PREVIEW: Final = "reviewapp.use_preview"
 SAVE_GOLDEN: Final = "reviewapp.add_goldencase"
 
 
-def role_names(user: object) -> list[str]:
-    """The role names a user holds, for the header ("Support", "QA")."""
+def role_labels(user: object) -> list[str]:
+    """The user's roles as the header shows them ("Bokförare", "Support")."""
     groups = getattr(user, "groups", None)
     if groups is None:
         return []
-    return sorted(g.name for g in groups.all() if g.name in ROLES)
+    return sorted(str(ROLE_LABELS[g.name]) for g in groups.all() if g.name in ROLE_LABELS)
 
 
 def ensure_roles(apps: Any) -> None:

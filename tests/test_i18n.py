@@ -169,6 +169,7 @@ def test_the_inbox_is_swedish_by_default_and_offers_english(bookkeeper_client, c
     assert "<h1>Inkorg</h1>" in body
     assert ">Behöver svar i appen</span>" in body
     assert ">Logga ut</button>" in body
+    assert '<span class="role-badge">Bokförare</span>' in body
     # The way out names English in English: a reader without Swedish finds it.
     assert 'name="language" value="en" class="link-button" lang="en">English</button>' in body
     assert "Inbox" not in body
@@ -185,6 +186,7 @@ def test_choosing_english_turns_the_inbox_english_and_it_stays_english(bookkeepe
     assert '<html lang="en">' in body
     assert "<h1>Inbox</h1>" in body
     assert ">Log out</button>" in body
+    assert '<span class="role-badge">Bookkeeper</span>' in body
     assert "Inkorg" not in body
     # The choice is remembered for the next page, not just the redirect.
     later = bookkeeper_client.get(inbox).content.decode()
