@@ -20,12 +20,6 @@ FOREIGN_KEYS: dict[str, Any] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _english(settings):  # type: ignore[no-untyped-def]
-    # Assertions on wording use the English source strings.
-    settings.LANGUAGE_CODE = "en"
-
-
 def moved_item(question: str = "representation", *, status: str = "moved_to_app", **ctx: Any) -> InboxItem:
     """An item whose question of type ``question`` the chat gave up on."""
     channel_context: dict[str, Any] = {

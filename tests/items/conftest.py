@@ -5,6 +5,7 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _english(settings):  # type: ignore[no-untyped-def]
-    # Assertions on wording are in the English source strings; the Swedish
-    # catalogue is compiled later and must not break them.
+    # tests/conftest.py already makes the unit tests English; this also
+    # covers the item page's own browser tests, which find buttons by their
+    # English names ("Copy").
     settings.LANGUAGE_CODE = "en"

@@ -6,8 +6,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO.parent / "shared" / "golden" / "clarifications.jsonl"
 
@@ -30,10 +28,3 @@ def cli_output(lines: list[bytes]) -> list[bytes]:
     printed = done.stdout.splitlines()
     assert len(printed) == len(lines), done.stderr
     return printed
-
-
-@pytest.fixture(autouse=True)
-def _english(settings):  # type: ignore[no-untyped-def]
-    # Assertions on wording use the English source strings; the Swedish
-    # catalogue is compiled later and must not break them.
-    settings.LANGUAGE_CODE = "en"
