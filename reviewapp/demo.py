@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.formats import number_format
+from django.utils.translation import override
+
 from reviewapp.models import ClarificationEvent, Company, InboxItem
 
 COMPANIES = [
@@ -334,6 +337,14 @@ def _receipt_font(image_font: Any, size: int) -> Any:
         return image_font.load_default(size=size)
 
 
+def _kronor(amount: float | None) -> str:
+    """An amount as a Swedish receipt prints it: ``1044.0`` -> ``1 044,00``."""
+    if amount is None:
+        return "-"
+    with override("sv"):
+        return number_format(amount, decimal_pos=2, use_l10n=True, force_grouping=True)
+
+
 def receipt_png(item: InboxItem) -> bytes:
     """A plain generated receipt image, so the demo's item pages show a document."""
     from PIL import Image, ImageDraw, ImageFont
@@ -349,8 +360,8 @@ def receipt_png(item: InboxItem) -> bytes:
         ("", small),
         ("Varor/tjänster", small),
         ("-" * 40, small),
-        (f"Totalt: {item.total} {item.currency}", font),
-        (f"varav moms: {item.vat_amount} {item.currency}", small),
+        (f"Totalt: {_kronor(item.total)} {item.currency}", font),
+        (f"varav moms: {_kronor(item.vat_amount)} {item.currency}", small),
         ("", small),
         ("Tack för besöket!", small),
     ]

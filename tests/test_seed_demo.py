@@ -111,3 +111,10 @@ def test_some_demo_items_carry_a_receipt_image():
     assert with_file.exists()
     with with_file.first().document_file.open("rb") as handle:
         assert handle.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_demo_receipts_print_amounts_the_swedish_way():
+    from reviewapp.demo import _kronor
+
+    assert _kronor(1044.0) == "1\xa0044,00"
+    assert _kronor(None) == "-"
