@@ -99,6 +99,10 @@ def states_of(analysis: clarifications.Analysis) -> frozenset[str]:
     return frozenset(found)
 
 
+# Room for the chat window and any time zone on either side of a stored moment.
+_CALENDAR_MARGIN: Final = CHAT_WINDOW + dt.timedelta(days=2)
+
+
 def parse_iso(value: object) -> dt.datetime | None:
     """An ISO 8601 timestamp from the JSON, or None when it is not one.
 
@@ -113,6 +117,14 @@ def parse_iso(value: object) -> dt.datetime | None:
         return None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=dt.UTC)
+    try:
+        # A moment at the calendar's edge ("9999-12-31T23:59:59-23:59") parses
+        # but overflows in UTC, in local time or when the chat window is
+        # added: it is no more a usable timestamp than "yesterday".
+        parsed.astimezone(dt.UTC) + _CALENDAR_MARGIN
+        parsed.astimezone(dt.UTC) - _CALENDAR_MARGIN
+    except OverflowError:
+        return None
     return parsed
 
 
