@@ -208,6 +208,9 @@ def _representation_initial(ctx: object) -> tuple[dict[str, str], list[dict[str,
         if isinstance(person, dict) and isinstance(person.get("name"), str) and person["name"].strip():
             company = person.get("company")
             rows.append({"name": person["name"], "company": company if isinstance(company, str) else ""})
+    # A stored list can be of any length; a form of 10 000 rows took seconds
+    # to render, and no more rows than this can be posted back anyway.
+    rows = rows[:ABSOLUTE_MAX_ROWS]
     initial = {}
     for key in ("purpose", "event_date"):
         if isinstance(rep.get(key), str):
