@@ -10,11 +10,12 @@ how they are kept true when another program writes ``channel_context``.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models
 from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -126,6 +127,19 @@ class InboxItem(models.Model):
             kwargs["update_fields"] = {*update_fields, *DERIVED_FIELDS}
         super().save(*args, **kwargs)
 
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> InboxItem:
+        instance = super().from_db(db, field_names, values, **kwargs)
+        if connections[db or "default"].vendor == "sqlite":
+            # SQLite keeps JSON as text, so another program can leave half a
+            # surrogate pair ("\ud83d") in it, which no page can encode as
+            # UTF-8 (PostgreSQL's jsonb refuses them on the way in). Read as
+            # U+FFFD, like any other undecodable text.
+            for name in ("channel_context", "extracted_data"):
+                if name in instance.__dict__:
+                    instance.__dict__[name] = _without_lone_surrogates(instance.__dict__[name])
+        return instance
+
     def refresh_states(self) -> None:
         """Recompute the state columns from the current channel_context."""
         for field, value in states.compute(self.channel_context, self.extracted_data).column_values().items():
@@ -164,6 +178,35 @@ class InboxItem(models.Model):
     def invoice_date(self) -> str | None:
         value = self._extracted("invoice", "invoiceDate")
         return value if isinstance(value, str) and value else None
+
+
+_SURROGATE = re.compile("[\\ud800-\\udfff]")
+
+
+def _fix_text(text: str) -> str:
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _SURROGATE.search(text) else text
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` (freshly decoded JSON, changed in place) with lone surrogates as U+FFFD.
+
+    A loop, not recursion: the JSON may be nested deeper than Python's stack.
+    """
+    if isinstance(value, str):
+        return _fix_text(value)
+    stack = [value] if isinstance(value, (list, dict)) else []
+    while stack:
+        node = stack.pop()
+        entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if isinstance(node, dict):
+            node.clear()
+        for key, child in entries:
+            if isinstance(child, str):
+                child = _fix_text(child)
+            elif isinstance(child, (list, dict)):
+                stack.append(child)
+            node[_fix_text(key) if isinstance(key, str) else key] = child
+    return value
 
 
 DERIVED_FIELDS = (
