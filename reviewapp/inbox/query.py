@@ -92,9 +92,19 @@ def search_condition(text: str) -> Q:
     return condition
 
 
-def _start_of_day(day: dt.date) -> dt.datetime:
-    # Dates in the form are the user's calendar days, in the site's time zone.
-    return timezone.make_aware(dt.datetime.combine(day, dt.time.min))
+def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
+    """Midnight ``days_later`` days after ``day``, or None past the calendar's edge.
+
+    Dates in the form are the user's calendar days, in the site's time zone.
+    ``0001-01-01`` starts before year 1 in UTC and ``9999-12-31`` has no next
+    day: a bound there bounds nothing.
+    """
+    try:
+        start = timezone.make_aware(dt.datetime.combine(day + dt.timedelta(days=days_later), dt.time.min))
+        start.astimezone(dt.UTC)
+    except OverflowError:
+        return None
+    return start
 
 
 def filtered_items(query: ListQuery) -> QuerySet[InboxItem]:
@@ -106,10 +116,12 @@ def filtered_items(query: ListQuery) -> QuerySet[InboxItem]:
         items = items.filter(open_question_type=query.question_type)
     if query.company_id:
         items = items.filter(company_id=query.company_id)
-    if query.received_from:
-        items = items.filter(created_at__gte=_start_of_day(query.received_from))
-    if query.received_to:
-        items = items.filter(created_at__lt=_start_of_day(query.received_to + dt.timedelta(days=1)))
+    start = _start_of_day(query.received_from) if query.received_from else None
+    if start is not None:
+        items = items.filter(created_at__gte=start)
+    end = _start_of_day(query.received_to, days_later=1) if query.received_to else None
+    if end is not None:
+        items = items.filter(created_at__lt=end)
     if query.text:
         items = items.filter(search_condition(query.text))
     return items.order_by()
