@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.contrib import messages
@@ -142,9 +143,12 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
         except IntegrityError:  # saved by someone else since the form was checked
             name_form.add_error("name", _("A golden case with this name already exists."))
         except DataError:
-            # PostgreSQL's jsonb cannot hold a lone UTF-16 surrogate, which the
-            # notes cap leaves when it cuts an emoji in half.
-            name_form.add_error(None, _("This case cannot be stored: its input or output holds half an emoji."))
+            # PostgreSQL's jsonb cannot hold U+0000, nor a lone UTF-16
+            # surrogate, which the notes cap leaves when it cuts an emoji in half.
+            if "\\u0000" in json.dumps(form.case_input()):
+                name_form.add_error(None, _("This case cannot be stored: its input holds a NUL character (\\u0000)."))
+            else:
+                name_form.add_error(None, _("This case cannot be stored: its input or output holds half an emoji."))
         else:
             messages.success(request, _("Saved golden case “%(name)s”.") % {"name": case.name})
             target = reverse("golden_case_detail", args=[case.pk])
