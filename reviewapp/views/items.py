@@ -85,6 +85,10 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> FileResponse:
         handle = item.document_file.open("rb")
     except FileNotFoundError:
         raise Http404("The document file is missing from storage.") from None
+    except (OSError, ValueError):
+        # A path another program stored that names no readable file: a
+        # directory, a name too long for the file system, a NUL byte.
+        raise Http404("The document file cannot be read from storage.") from None
     head = handle.read(16)
     handle.seek(0)
     content_type = _sniff(head)
