@@ -194,10 +194,10 @@ def _without_lone_surrogates(value: Any) -> Any:
     """
     if isinstance(value, str):
         return _fix_text(value)
-    stack = [value] if isinstance(value, (list, dict)) else []
+    stack: list[Any] = [value] if isinstance(value, (list, dict)) else []
     while stack:
-        node = stack.pop()
-        entries = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        node: Any = stack.pop()
+        entries: list[tuple[Any, Any]] = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
         if isinstance(node, dict):
             node.clear()
         for key, child in entries:
