@@ -2,9 +2,9 @@
 
 The inbox item changelist filters on the same state keys and the same URL
 parameter as the list and the API (``?state=needs_answer``), and reads the
-same freshly recomputed state columns. ``channel_context`` is read-only here:
-the chat intake and the answer flow own it, and both keep an audit trail an
-admin edit would bypass.
+same freshly recomputed state columns. Items are read-only here: the chat
+intake and the answer flow own them, and both keep an audit trail an admin
+edit would bypass.
 """
 
 from __future__ import annotations
@@ -12,17 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django import forms
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.forms.fields import InvalidJSONInput
 from django.http import HttpRequest, HttpResponse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import inbox, previews, states
+from reviewapp import inbox, states
 from reviewapp.models import ApiToken, ClarificationEvent, Company, GoldenCase, InboxItem
-from reviewapp.transfer import _find_bad_string
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -65,43 +62,15 @@ class CompanyAdmin(admin.ModelAdmin):
     search_fields = ("name", "organisation_number")
 
 
-class StorableJSONField(forms.JSONField):
-    """JSON the database can store: no NaN, no NUL, no half surrogates, not absurdly deep.
-
-    Django's JSON form field reads NaN and any depth, which SQLite's
-    JSON_VALID check and PostgreSQL's jsonb then refuse with a 500.
-    """
-
-    def to_python(self, value: Any) -> Any:
-        if isinstance(value, str) and value.strip():
-            try:
-                previews.parse_json(value)
-            except previews.InvalidJson as exc:
-                raise forms.ValidationError(exc.message) from None
-        converted = super().to_python(value)
-        problem = _find_bad_string(converted)
-        if problem:
-            raise forms.ValidationError(_("%(problem)s: the database cannot store it") % {"problem": problem})
-        return converted
-
-    def bound_data(self, data: Any, initial: Any) -> Any:
-        # Show what was typed as typed: parsed and dumped again, a half
-        # surrogate could not be sent in the page at all.
-        if self.disabled or data is None:
-            return super().bound_data(data, initial)
-        return InvalidJSONInput(data)
-
-
-class InboxItemAdminForm(forms.ModelForm):
-    class Meta:
-        model = InboxItem
-        fields = "__all__"  # noqa: DJ007 - the admin's fields and readonly_fields choose
-        field_classes = {"extracted_data": StorableJSONField}
-
-
 @admin.register(InboxItem)
 class InboxItemAdmin(admin.ModelAdmin):
-    form = InboxItemAdminForm
+    """A view of the items, never an editor.
+
+    The app's only write is the answer flow, which locks the row and records
+    a ClarificationEvent; an admin edit would bypass both, and deleting an
+    item would take its audit trail with it.
+    """
+
     list_display = ("created_at", "company", "supplier", "total_amount", "state_labels", "open_question_type")
     list_filter = (StateFilter, QuestionTypeFilter)
     list_select_related = ("company",)
@@ -137,6 +106,15 @@ class InboxItemAdmin(admin.ModelAdmin):
         "states_stale",
     )
     raw_id_fields = ("company",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: InboxItem | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: InboxItem | None = None) -> bool:
+        return False
 
     def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
         # Same freshness rule as the list: rows changed by plain SQL are

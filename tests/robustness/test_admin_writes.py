@@ -1,73 +1,39 @@
-"""The admin's few editable fields: hostile input is a form error, channel_context is never written."""
+"""The admin shows items but never writes them: the audit trail cannot be bypassed."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pytest
 from django.urls import reverse
 
-from reviewapp.models import InboxItem
+from reviewapp.models import ClarificationEvent, InboxItem
 from tests import factories
 from tests.robustness.conftest import lenient, moved, snapshot
 
 
-def _change_data(item: InboxItem, **overrides: Any) -> dict[str, Any]:
-    data = {
-        "company": str(item.company_id),
-        "status": item.status,
-        "source": item.source,
-        "document_id": "",
-        "whatsapp_message_id": item.whatsapp_message_id or "",
-        "correlation_id": "",
-        "extracted_data": '{"supplier": {"name": "ICA"}}',
-        "updated_at_0": "2026-11-20",
-        "updated_at_1": "09:00:00",
-        "_save": "Save",
-    }
-    data.update(overrides)
-    return data
-
-
-@pytest.mark.parametrize(
-    ("extracted", "message"),
-    [
-        ('{"supplier": {"name": "a\\u0000b"}}', "NUL character"),
-        ('{"supplier": {"name": "half \\ud83d"}}', "lone surrogate"),
-        ('{"supplier": ' * 5000 + "1" + "}" * 5000, "nested deeper than"),
-        ('{"totals": {"total": NaN}}', "NaN"),
-        ("{not json", "Expecting property name enclosed in double quotes"),
-    ],
-)
-def test_hostile_extracted_data_in_the_admin_is_a_form_error_and_writes_nothing(extracted, message, db) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.django_db
+def test_a_superuser_cannot_change_an_item_in_the_admin():
     item = moved("context")
     before = snapshot(item)
     staff = lenient(factories.make_user(is_staff=True, is_superuser=True))
     url = reverse("admin:reviewapp_inboxitem_change", args=[item.pk])
-    response = staff.post(url, _change_data(item, extracted_data=extracted))
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert "errornote" in html
-    assert message in html
+
+    page = staff.get(url)
+    response = staff.post(url, {"status": "booked", "extracted_data": '{"supplier": {"name": "forged"}}'})
+
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    assert response.status_code == 403
     assert snapshot(item) == before
 
 
-def test_an_ordinary_extracted_data_edit_in_the_admin_is_saved(db) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.django_db
+def test_a_superuser_cannot_delete_an_item_and_its_history_in_the_admin():
     item = moved("context")
+    events = ClarificationEvent.objects.filter(item=item).count()
     staff = lenient(factories.make_user(is_staff=True, is_superuser=True))
-    url = reverse("admin:reviewapp_inboxitem_change", args=[item.pk])
-    response = staff.post(url, _change_data(item, extracted_data='{"supplier": {"name": "Åhléns"}}'))
-    assert response.status_code == 302
-    item.refresh_from_db()
-    assert item.extracted_data == {"supplier": {"name": "Åhléns"}}
-    assert "åhléns" in item.search_text
 
+    response = staff.post(reverse("admin:reviewapp_inboxitem_delete", args=[item.pk]), {"post": "yes"})
 
-def test_a_forged_channel_context_field_in_the_admin_is_ignored(db) -> None:  # type: ignore[no-untyped-def]
-    item = moved("context")
-    staff = lenient(factories.make_user(is_staff=True, is_superuser=True))
-    url = reverse("admin:reviewapp_inboxitem_change", args=[item.pk])
-    response = staff.post(url, _change_data(item, channel_context='{"user_note": "forged"}'))
-    assert response.status_code < 500
-    item.refresh_from_db()
-    assert "user_note" not in item.channel_context
+    assert response.status_code == 403
+    assert InboxItem.objects.filter(pk=item.pk).exists()
+    assert ClarificationEvent.objects.filter(item=item).count() == events
