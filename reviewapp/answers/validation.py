@@ -80,10 +80,8 @@ def _control_message(match: re.Match[str]) -> str:
     return _("Remove the invisible control character %(code)s.") % {"code": code}
 
 
-def clean_line(value: str, *, max_length: int) -> str:
-    """One line of text, trimmed; raises ``ValueError`` with the message."""
-    value = value.strip()
-    bad = _SINGLE_LINE_BAD.search(value)
+def _checked(value: str, bad_characters: re.Pattern[str], max_length: int) -> str:
+    bad = bad_characters.search(value)
     if bad:
         raise ValueError(_control_message(bad))
     if len(value) > max_length:
@@ -91,19 +89,16 @@ def clean_line(value: str, *, max_length: int) -> str:
             _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
         )
     return value
+
+
+def clean_line(value: str, *, max_length: int) -> str:
+    """One line of text, trimmed; raises ``ValueError`` with the message."""
+    return _checked(value.strip(), _SINGLE_LINE_BAD, max_length)
 
 
 def clean_text(value: str, *, max_length: int) -> str:
     """Free text that may span lines: CRLF becomes LF, then trimmed."""
-    value = value.replace("\r\n", "\n").replace("\r", "\n").strip()
-    bad = _MULTI_LINE_BAD.search(value)
-    if bad:
-        raise ValueError(_control_message(bad))
-    if len(value) > max_length:
-        raise ValueError(
-            _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
-        )
-    return value
+    return _checked(value.replace("\r\n", "\n").replace("\r", "\n").strip(), _MULTI_LINE_BAD, max_length)
 
 
 def clean_name(value: str) -> str:
