@@ -25,7 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+import benchdb
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/bench_list"
@@ -47,28 +48,6 @@ EXPLAINED = {
     "/?q=lindqvist",
     "/admin/reviewapp/inboxitem/?state=needs_answer",
 }
-
-
-def _database_name(url: str) -> str:
-    name = urlsplit(url).path.lstrip("/")
-    if not name or name in {"test", "postgres", "template0", "template1"}:
-        raise SystemExit(f"refusing to use database {name!r}: give the benchmark a database of its own")
-    return name
-
-
-def _admin_url(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/postgres", parts.query, parts.fragment))
-
-
-def _recreate_database(url: str, *, drop_only: bool = False) -> None:
-    import psycopg
-
-    name = _database_name(url)
-    with psycopg.connect(_admin_url(url), autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        if not drop_only:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def _setup_django(url: str) -> None:
@@ -199,9 +178,9 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse an existing database (do not recreate it)")
     parser.add_argument("--explain", action="store_true", help="print EXPLAIN ANALYZE of the filtered paths")
     args = parser.parse_args()
-    _database_name(args.database_url)
+    benchdb.database_name(args.database_url)
     if not args.reuse:
-        _recreate_database(args.database_url)
+        benchdb.recreate_database(args.database_url)
     _setup_django(args.database_url)
     from django.core.management import call_command
     from django.db import connections
@@ -214,7 +193,7 @@ def main() -> None:
     finally:
         connections.close_all()
         if not args.keep:
-            _recreate_database(args.database_url, drop_only=True)
+            benchdb.recreate_database(args.database_url, drop_only=True)
     if len(all_results) > 1:
         small, large = min(all_results), max(all_results)
         print(f"\n## Ratio {large:,} / {small:,} items (median)\n")

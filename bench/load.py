@@ -55,7 +55,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+import benchdb
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/bench_load"
@@ -75,24 +76,6 @@ LIST_PATHS = [
 
 
 # --- Set-up -------------------------------------------------------------------
-
-
-def _database_name(url: str) -> str:
-    name = urlsplit(url).path.lstrip("/")
-    if not name or name in {"test", "postgres", "template0", "template1"}:
-        raise SystemExit(f"refusing to use database {name!r}: give the load test a database of its own")
-    return name
-
-
-def _recreate_database(url: str) -> None:
-    import psycopg
-
-    name = _database_name(url)
-    parts = urlsplit(url)
-    admin = urlunsplit((parts.scheme, parts.netloc, "/postgres", parts.query, parts.fragment))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def _server_env(url: str, secret: str, media_root: str) -> dict[str, str]:
@@ -455,10 +438,10 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="reuse an already seeded database")
     args = parser.parse_args()
 
-    _database_name(args.database_url)
+    benchdb.database_name(args.database_url)
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     if not args.reuse:
-        _recreate_database(args.database_url)
+        benchdb.recreate_database(args.database_url)
     env = _server_env(args.database_url, secrets.token_urlsafe(50), tempfile.mkdtemp(prefix="bench-load-media-"))
     _setup_django(env)
     from django.core.management import call_command
@@ -486,7 +469,7 @@ def main() -> None:
     out.write_text(json.dumps(result, indent=2))
     print(f"\n(raw figures: {out.relative_to(ROOT)}; gunicorn log: bench/results/gunicorn-load.log)")
     connections.close_all()
-    print(f"(database kept for --reuse; drop it with: dropdb {_database_name(args.database_url)})")
+    print(f"(database kept for --reuse; drop it with: dropdb {benchdb.database_name(args.database_url)})")
     sys.exit(1 if load.stats.errors or problems else 0)
 
 
