@@ -1,7 +1,7 @@
 """Deterministic Swedish demo data covering every clarification state.
 
-``build_demo`` returns unsaved rows so the management command can insert them
-in bulk; the same seed and the same ``now`` always give the same rows.
+``iter_demo_items`` yields unsaved rows so the management command can insert
+them in bulk; the same seed and the same ``now`` always give the same rows.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import io
 import random
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.formats import number_format
@@ -88,13 +87,6 @@ QUESTION_TYPES = ("representation", "context", "resend")
 
 def _iso(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-
-
-@dataclass
-class DemoData:
-    companies: list[Company]
-    items: list[InboxItem] = field(default_factory=list)
-    events: list[ClarificationEvent] = field(default_factory=list)
 
 
 class _Builder:
