@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
@@ -37,35 +42,36 @@ def test_envlist_splits_and_trims(monkeypatch):
     assert app_settings.envlist("X_HOSTS", []) == ["a.example", "b.example"]
 
 
-def _load_settings(monkeypatch, **env: str) -> int:
-    """Import settings.py in a fresh interpreter with ``env``; return its exit code."""
-    import subprocess
-    import sys
-
-    full_env = {k: v for k, v in __import__("os").environ.items() if k not in {"SECRET_KEY", "DEBUG"}}
+def _load_settings(monkeypatch, code: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """Import settings.py in a fresh interpreter with ``env`` (run ``code`` after it)."""
+    full_env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG", "DATABASE_URL"}}
     full_env.update(env)
     return subprocess.run(
-        [sys.executable, "-c", "import reviewapp.settings"],
+        [sys.executable, "-c", "import reviewapp.settings as s\n" + code],
         env=full_env,
         capture_output=True,
+        text=True,
         check=False,
-    ).returncode
+    )
 
 
 def test_production_refuses_to_start_without_a_secret_key(monkeypatch):
-    assert _load_settings(monkeypatch, DEBUG="0") != 0
+    assert _load_settings(monkeypatch, DEBUG="0").returncode != 0
 
 
 def test_debug_starts_with_the_development_key(monkeypatch):
-    assert _load_settings(monkeypatch, DEBUG="1") == 0
+    assert _load_settings(monkeypatch, DEBUG="1").returncode == 0
 
 
 def test_database_url_selects_postgresql(monkeypatch):
-    import dj_database_url
+    show = "db = s.DATABASES['default']; print(db['ENGINE'], db['NAME'], db['HOST'])"
+    result = _load_settings(monkeypatch, show, DEBUG="1", DATABASE_URL="postgres://postgres@127.0.0.1:5432/review")
+    assert result.stdout.split() == ["django.db.backends.postgresql", "review", "127.0.0.1"]
 
-    config = dj_database_url.parse("postgres://postgres@127.0.0.1:5432/test")
-    assert config["ENGINE"] == "django.db.backends.postgresql"
-    assert config["NAME"] == "test"
+
+def test_without_database_url_the_app_uses_an_sqlite_file_in_the_project(monkeypatch):
+    result = _load_settings(monkeypatch, "print(s.DATABASES['default']['NAME'])", DEBUG="1")
+    assert result.stdout.strip() == str(Path(app_settings.BASE_DIR) / "db.sqlite3")
 
 
 @pytest.mark.django_db
