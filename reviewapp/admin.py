@@ -1,25 +1,23 @@
 """Django admin registrations.
 
-The inbox item changelist filters on the same state keys and the same URL
-parameter as the list and the API (``?state=needs_answer``), and reads the
-same freshly recomputed state columns. Items are read-only here: the chat
-intake and the answer flow own them, and both keep an audit trail an admin
-edit would bypass.
+The inbox item changelist shows the list's read model, filtered on the same
+state keys and the same URL parameter as the list and the API
+(``?state=needs_answer``). Everything is read-only here: accounted's intake
+and the answer flow own the items, and both keep an audit trail an admin
+edit would bypass. accounted's own tables are not in this admin at all.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import inbox, states
-from reviewapp.models import ApiToken, ClarificationEvent, Company, GoldenCase, InboxItem
+from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, IndexedItem
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -52,79 +50,43 @@ class QuestionTypeFilter(admin.SimpleListFilter):
         return queryset
 
 
-def _pretty_json(value: object) -> str:
-    return format_html('<pre class="readonly-json">{}</pre>', json.dumps(value, indent=2, ensure_ascii=False))
+@admin.register(IndexedItem)
+class IndexedItemAdmin(admin.ModelAdmin):
+    """The list's read model, never an editor: every column is derived from accounted's row."""
 
-
-@admin.register(Company)
-class CompanyAdmin(admin.ModelAdmin):
-    list_display = ("name", "organisation_number")
-    search_fields = ("name", "organisation_number")
-
-
-@admin.register(InboxItem)
-class InboxItemAdmin(admin.ModelAdmin):
-    """A view of the items, never an editor.
-
-    The app's only write is the answer flow, which locks the row and records
-    a ClarificationEvent; an admin edit would bypass both, and deleting an
-    item would take its audit trail with it.
-    """
-
-    list_display = ("created_at", "company", "supplier", "total_amount", "state_labels", "open_question_type")
+    list_display = ("created_at", "company_name", "supplier", "total_amount", "state_labels", "open_question_type")
     list_filter = (StateFilter, QuestionTypeFilter)
-    list_select_related = ("company",)
     search_fields = ("search_text",)
     search_help_text = _("Supplier, participant, purpose, note or the start of the item id.")
     fields = (
         "id",
-        "company",
-        "status",
-        "source",
+        "company_id",
+        "company_name",
+        "created_at",
+        "source_updated_at",
         "document_id",
-        "document_file",
         "whatsapp_message_id",
         "correlation_id",
-        "extracted_data",
-        "channel_context_json",
-        "created_at",
-        "updated_at",
         "state_labels",
         "open_question_type",
         "open_question_asked_at",
-        "search_text",
-        "states_stale",
+        "malformed_reason",
+        "indexed_at",
     )
-    readonly_fields = (
-        "id",
-        "channel_context_json",
-        "created_at",
-        "state_labels",
-        "open_question_type",
-        "open_question_asked_at",
-        "search_text",
-        "states_stale",
-    )
-    raw_id_fields = ("company",)
+    readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: InboxItem | None = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: IndexedItem | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: InboxItem | None = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: IndexedItem | None = None) -> bool:
         return False
-
-    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> HttpResponse:
-        # Same freshness rule as the list: rows changed by plain SQL are
-        # recomputed before anyone filters on their states.
-        inbox.refresh_stale_states()
-        return super().changelist_view(request, extra_context)
 
     def get_search_results(
-        self, request: HttpRequest, queryset: QuerySet[InboxItem], search_term: str
-    ) -> tuple[QuerySet[InboxItem], bool]:
+        self, request: HttpRequest, queryset: QuerySet[IndexedItem], search_term: str
+    ) -> tuple[QuerySet[IndexedItem], bool]:
         # The list's search (lower-cased words, trigram-indexed; id prefix),
         # not the admin's default UPPER(...) LIKE, which no index serves.
         text = " ".join(search_term.split())
@@ -133,32 +95,25 @@ class InboxItemAdmin(admin.ModelAdmin):
         return queryset.filter(inbox.search_condition(text)), False
 
     @admin.display(description=_("supplier"))
-    def supplier(self, item: InboxItem) -> str:
+    def supplier(self, item: IndexedItem) -> str:
         return item.supplier_name or "—"
 
     @admin.display(description=_("total"))
-    def total_amount(self, item: InboxItem) -> str:
+    def total_amount(self, item: IndexedItem) -> str:
         return "—" if item.total is None else f"{item.total} {item.currency}"
 
     @admin.display(description=_("states"))
-    def state_labels(self, item: InboxItem) -> str:
-        return ", ".join(
-            str(states.STATE_LABELS[key]) for key in states.STATE_KEYS if getattr(item, states.STATE_FIELDS[key])
-        )
-
-    @admin.display(description=_("channel context"))
-    def channel_context_json(self, item: InboxItem) -> str:
-        return _pretty_json(item.channel_context)
+    def state_labels(self, item: IndexedItem) -> str:
+        return ", ".join(str(states.STATE_LABELS[key]) for key in item.state_keys)
 
 
 @admin.register(ClarificationEvent)
 class ClarificationEventAdmin(admin.ModelAdmin):
     """The audit trail: visible, never added, changed or deleted by hand."""
 
-    list_display = ("occurred_at", "event_type", "question_type", "channel", "actor_label", "item")
+    list_display = ("occurred_at", "event_type", "question_type", "channel", "actor_label", "item_id")
     list_filter = ("event_type", "channel", "question_type")
-    list_select_related = ("item",)
-    raw_id_fields = ("item", "actor")
+    raw_id_fields = ("actor",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

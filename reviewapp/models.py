@@ -1,112 +1,93 @@
-"""Data model.
+"""The review app's own data, in its own database (``default``).
 
-``InboxItem`` mirrors the bookkeeping application's ``invoice_inbox_items``
-table (same table name, column names and JSON shapes) so an export of its
-rows loads as-is. The ``state_*`` columns are ours: a denormalised copy of
-what ``clarifications.analyse`` says about ``channel_context``, kept so the
-list can filter and count in the database. See ``reviewapp/states.py`` for
-how they are kept true when another program writes ``channel_context``.
+accounted's tables (the inbox items, companies, documents, the chat) are in
+``reviewapp.bookkeeping.models``, on the ``bookkeeping`` database. Here:
+
+- ``IndexedItem``: the list's read model, one row per inbox item with what
+  ``clarifications.analyse`` says about it, kept by ``manage.py sync_index``
+  (``reviewapp/index.py``) so the list filters, counts, sorts and searches
+  without touching accounted's table;
+- ``SyncState``: how far that sync has read;
+- ``ClarificationEvent``: the app's own answer log, before and after;
+- ``ApiToken`` and ``GoldenCase``.
 """
 
 from __future__ import annotations
 
-import re
-import uuid
 from typing import Any
 
 from django.conf import settings
-from django.db import connections, models
-from django.db.models.functions import Now
-from django.utils import timezone
+from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import states
 
 
-class Company(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(_("name"), max_length=200)
-    organisation_number = models.CharField(_("organisation number"), max_length=20, blank=True)
+class IndexedItem(models.Model):
+    """One inbox item as the list needs it: derived from the live row by ``reviewapp.index``.
 
-    class Meta:
-        ordering = ["name"]
-        verbose_name = _("company")
-        verbose_name_plural = _("companies")
+    Never edited by hand: every column is recomputed from accounted's row
+    (``channel_context``, ``extracted_data``, the booked columns) whenever its
+    ``updated_at`` moves. The item page and every write read the live row.
+    """
 
-    def __str__(self) -> str:
-        return self.name
-
-
-class InboxItem(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    company = models.ForeignKey(Company, on_delete=models.PROTECT, related_name="inbox_items")
-    # Database defaults as well, so the chat intake's plain INSERTs (which
-    # know nothing of our extra columns) are accepted.
-    status = models.CharField(max_length=40, default="pending", db_default="pending")
-    source = models.CharField(max_length=40, default="whatsapp", db_default="whatsapp")
+    id = models.UUIDField(primary_key=True)
+    company_id = models.UUIDField()
+    company_name = models.TextField(default="", blank=True)
+    created_at = models.DateTimeField()
+    # The source row's updated_at when it was indexed: a row whose
+    # updated_at has not moved since is not recomputed.
+    source_updated_at = models.DateTimeField()
+    supplier_name = models.TextField(null=True, blank=True)
+    total = models.JSONField(null=True, blank=True)
+    currency = models.TextField(default="SEK")
     document_id = models.UUIDField(null=True, blank=True)
-    # The receipt file itself, through Django's storage API (local disk or
-    # object storage, whichever STORAGES["default"] names).
-    document_file = models.FileField(upload_to="receipts/%Y/%m/", blank=True, max_length=300, db_default="")
-    extracted_data = models.JSONField(null=True, blank=True)
-    channel_context = models.JSONField(null=True, blank=True)
-    whatsapp_message_id = models.CharField(max_length=200, null=True, blank=True)
-    correlation_id = models.CharField(max_length=200, null=True, blank=True)
-    # db_default too, so rows inserted by other programs get a timestamp.
-    created_at = models.DateTimeField(default=timezone.now, db_default=Now())
-    updated_at = models.DateTimeField(default=timezone.now, db_default=Now())
+    correlation_id = models.UUIDField(null=True, blank=True)
+    whatsapp_message_id = models.UUIDField(null=True, blank=True)
 
-    # --- Derived from channel_context by clarifications.analyse (ours). ---
-    # db_default on each: another program's INSERT does not know these
-    # columns, and its rows arrive stale anyway (see states_stale).
-    state_needs_answer = models.BooleanField(default=False, db_default=False)
-    state_waiting_in_chat = models.BooleanField(default=False, db_default=False)
-    state_denied = models.BooleanField(default=False, db_default=False)
-    state_purpose_missing = models.BooleanField(default=False, db_default=False)
-    state_answered = models.BooleanField(default=False, db_default=False)
-    state_no_answers = models.BooleanField(default=True, db_default=True)
-    state_malformed = models.BooleanField(default=False, db_default=False)
+    state_needs_answer = models.BooleanField(default=False)
+    state_waiting_in_chat = models.BooleanField(default=False)
+    state_denied = models.BooleanField(default=False)
+    state_purpose_missing = models.BooleanField(default=False)
+    state_answered = models.BooleanField(default=False)
+    state_no_answers = models.BooleanField(default=True)
+    state_malformed = models.BooleanField(default=False)
+    state_booked = models.BooleanField(default=False)
     open_question_type = models.CharField(max_length=20, null=True, blank=True)
     open_question_asked_at = models.DateTimeField(null=True, blank=True)
-    # Lower-cased supplier, participant names, purpose and note for search.
-    search_text = models.TextField(default="", blank=True, db_default="")
-    # True when channel_context changed after the state columns were last
-    # computed. A row written by another program (raw SQL) arrives stale: the
-    # database default and trigger set it; the app recomputes before it reads.
-    states_stale = models.BooleanField(default=True, db_default=True)
+    # Lower-cased supplier, participant names, purpose and notes for search.
+    search_text = models.TextField(default="", blank=True)
+    # clarifications' summary as JSON (the list API's "summary"), and why the
+    # row is malformed, if it is: the problems analyse found, or why its JSON
+    # could not be read at all.
+    summary = models.JSONField(null=True, blank=True)
+    malformed_reason = models.TextField(default="", blank=True)
+    indexed_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        db_table = "invoice_inbox_items"
         ordering = ["-created_at", "-id"]
         verbose_name = _("inbox item")
         verbose_name_plural = _("inbox items")
         # The list's read paths at a million rows (EXPLAIN plans: bench/README-list.md).
         # Every list order ends in id, so each index does too. One partial
         # index per state serves both "newest first within a state" (scanned
-        # backwards) and that state's count (an index-only scan over just its
-        # rows). The trigram index for search is PostgreSQL-only and lives in
-        # migration 0003, as do the triggers that mark raw-SQL changes stale.
+        # backwards) and that state's count. The trigram index for search and
+        # the facet tally's triggers are in migration 0002.
         indexes = [
-            models.Index(fields=["created_at", "id"], name="inbox_received_idx"),
-            models.Index(fields=["company", "created_at", "id"], name="inbox_company_received_idx"),
-            models.Index(fields=["open_question_asked_at", "created_at", "id"], name="inbox_question_age_idx"),
-            # Holds only stale rows, so "is anything stale?" costs nothing.
-            models.Index(fields=["id"], name="inbox_stale_idx", condition=models.Q(states_stale=True)),
+            models.Index(fields=["created_at", "id"], name="index_received_idx"),
+            models.Index(fields=["company_id", "created_at", "id"], name="index_company_received_idx"),
+            models.Index(fields=["open_question_asked_at", "created_at", "id"], name="index_question_age_idx"),
+            models.Index(fields=["source_updated_at"], name="index_source_updated_idx"),
+            models.Index(fields=["document_id"], name="index_document_idx"),
+            models.Index(fields=["correlation_id"], name="index_correlation_idx"),
+            models.Index(fields=["whatsapp_message_id"], name="index_message_idx"),
             *(
                 models.Index(
                     fields=["created_at", "id"],
-                    name=f"inbox_{key}_idx",
+                    name=f"index_{key}_idx",
                     condition=models.Q(**{f"state_{key}": True}),
                 )
-                for key in (
-                    "needs_answer",
-                    "waiting_in_chat",
-                    "denied",
-                    "purpose_missing",
-                    "answered",
-                    "no_answers",
-                    "malformed",
-                )
+                for key in states.STATE_KEYS
             ),
         ]
         permissions = [
@@ -118,108 +99,35 @@ class InboxItem(models.Model):
     def __str__(self) -> str:
         return f"{self.supplier_name or _('Unknown supplier')} ({self.id})"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # Every app write keeps the derived columns true to channel_context,
-        # so no caller has to remember to.
-        self.refresh_states()
-        update_fields = kwargs.get("update_fields")
-        if update_fields is not None and {"channel_context", "extracted_data"} & set(update_fields):
-            kwargs["update_fields"] = {*update_fields, *DERIVED_FIELDS}
-        super().save(*args, **kwargs)
-
-    @classmethod
-    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> InboxItem:
-        instance = super().from_db(db, field_names, values, **kwargs)
-        if connections[db or "default"].vendor == "sqlite":
-            # SQLite keeps JSON as text, so another program can leave half a
-            # surrogate pair ("\ud83d") in it, which no page can encode as
-            # UTF-8 (PostgreSQL's jsonb refuses them on the way in). Read as
-            # U+FFFD, like any other undecodable text.
-            for name in ("channel_context", "extracted_data"):
-                if name in instance.__dict__:
-                    instance.__dict__[name] = _without_lone_surrogates(instance.__dict__[name])
-        return instance
-
-    def refresh_states(self) -> None:
-        """Recompute the state columns from the current channel_context."""
-        for field, value in states.compute(self.channel_context, self.extracted_data).column_values().items():
-            setattr(self, field, value)
-
-    # Reading extracted_data defensively: it has no schema either.
-    def _extracted(self, *path: str) -> Any:
-        node: Any = self.extracted_data
-        for key in path:
-            if not isinstance(node, dict):
-                return None
-            node = node.get(key)
-        return node
-
     @property
-    def supplier_name(self) -> str | None:
-        value = self._extracted("supplier", "name")
-        return value if isinstance(value, str) and value.strip() else None
-
-    @property
-    def total(self) -> float | int | None:
-        value = self._extracted("totals", "total")
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-    @property
-    def vat_amount(self) -> float | int | None:
-        value = self._extracted("totals", "vatAmount")
-        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-    @property
-    def currency(self) -> str:
-        value = self._extracted("invoice", "currency")
-        return value if isinstance(value, str) and value else "SEK"
-
-    @property
-    def invoice_date(self) -> str | None:
-        value = self._extracted("invoice", "invoiceDate")
-        return value if isinstance(value, str) and value else None
+    def state_keys(self) -> tuple[str, ...]:
+        return tuple(key for key in states.STATE_KEYS if getattr(self, states.STATE_FIELDS[key]))
 
 
-_SURROGATE = re.compile("[\\ud800-\\udfff]")
+class SyncState(models.Model):
+    """How far ``sync_index`` has read accounted's table (one row, id 1)."""
 
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    # The newest source updated_at seen; the next poll reads from a little before it.
+    watermark = models.DateTimeField(null=True, blank=True)
+    last_poll_at = models.DateTimeField(null=True, blank=True)
+    last_reconcile_at = models.DateTimeField(null=True, blank=True)
 
-def _fix_text(text: str) -> str:
-    return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _SURROGATE.search(text) else text
+    class Meta:
+        verbose_name = _("sync state")
 
-
-def _without_lone_surrogates(value: Any) -> Any:
-    """``value`` (freshly decoded JSON, changed in place) with lone surrogates as U+FFFD.
-
-    A loop, not recursion: the JSON may be nested deeper than Python's stack.
-    """
-    if isinstance(value, str):
-        return _fix_text(value)
-    stack: list[Any] = [value] if isinstance(value, (list, dict)) else []
-    while stack:
-        node: Any = stack.pop()
-        entries: list[tuple[Any, Any]] = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        if isinstance(node, dict):
-            node.clear()
-        for key, child in entries:
-            if isinstance(child, str):
-                child = _fix_text(child)
-            elif isinstance(child, (list, dict)):
-                stack.append(child)
-            node[_fix_text(key) if isinstance(key, str) else key] = child
-    return value
-
-
-DERIVED_FIELDS = (
-    *states.STATE_FIELDS.values(),
-    "open_question_type",
-    "open_question_asked_at",
-    "search_text",
-    "states_stale",
-)
+    def __str__(self) -> str:
+        return f"watermark {self.watermark}"
 
 
 class ClarificationEvent(models.Model):
-    """The audit trail of questions asked, expired and answered. Append-only."""
+    """The app's own log of the answers it wrote, with before and after. Append-only.
+
+    accounted's ``processing_history`` gets a ``ChannelQuestionAnswered`` for
+    each answer too; this log keeps what that one must not (the whole JSON
+    before and after, the review user) and lets the app notice when another
+    program later replaces an answer it wrote.
+    """
 
     ASKED = "ChannelQuestionAsked"
     ANSWERED = "ChannelQuestionAnswered"
@@ -229,7 +137,8 @@ class ClarificationEvent(models.Model):
         WHATSAPP = "whatsapp", "WhatsApp"
         APP = "app", _("App")
 
-    item = models.ForeignKey(InboxItem, on_delete=models.CASCADE, related_name="events")
+    # accounted's item (another database: no foreign key).
+    item_id = models.UUIDField(db_index=True)
     event_type = models.CharField(max_length=60)
     question_type = models.CharField(max_length=20, blank=True)
     actor = models.ForeignKey(
@@ -242,7 +151,7 @@ class ClarificationEvent(models.Model):
 
     class Meta:
         ordering = ["occurred_at", "id"]
-        indexes = [models.Index(fields=["item", "occurred_at"])]
+        indexes = [models.Index(fields=["item_id", "occurred_at"])]
         verbose_name = _("clarification event")
         verbose_name_plural = _("clarification events")
 

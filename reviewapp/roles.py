@@ -27,7 +27,7 @@ ROLE_LABELS: Final[dict[str, Promise]] = {
     QA: _("QA"),
 }
 
-_VIEW = ["view_company", "view_inboxitem", "view_clarificationevent"]
+_VIEW = ["view_indexeditem", "view_clarificationevent"]
 
 # What each role may do: reviewapp permission codenames.
 ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
@@ -37,7 +37,7 @@ ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
 }
 
 # Permission codenames the views check.
-VIEW_ITEMS: Final = "reviewapp.view_inboxitem"
+VIEW_ITEMS: Final = "reviewapp.view_indexeditem"
 ANSWER: Final = "reviewapp.answer_question"
 VIEW_RAW: Final = "reviewapp.view_raw_context"
 PREVIEW: Final = "reviewapp.use_preview"

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "django.forms",
     "django_htmx",
     "reviewapp",
+    "reviewapp.bookkeeping",
 ]
 
 MIDDLEWARE = [
@@ -116,26 +117,56 @@ TEMPLATES = [
 ]
 FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 
-# DATABASE_URL when set (PostgreSQL in production and CI), else an SQLite
-# file in the project root for trying the app.
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=envint("CONN_MAX_AGE", 60),
-        conn_health_checks=True,
-    )
-}
-# DB_POOL=1 uses psycopg's connection pool (PostgreSQL only) instead of
-# persistent connections; worth it with threaded workers or many processes.
-if envbool("DB_POOL", False):
-    if DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        raise ImproperlyConfigured("DB_POOL=1 needs a PostgreSQL DATABASE_URL.")
-    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool replaces persistent connections
-    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": envint("DB_POOL_MIN_SIZE", 1),
-        "max_size": envint("DB_POOL_MAX_SIZE", 4),
-        "timeout": envint("DB_POOL_TIMEOUT", 10),
+# Two PostgreSQL databases. ``default`` is the review app's own (users,
+# sessions, cache, tokens, golden cases, the list's read model, its answer
+# log); Django's migrations create it. ``bookkeeping`` is accounted's, whose
+# tables the app reads through unmanaged models and never migrates
+# (reviewapp/routers.py). Both URLs in production; neither on a laptop or in
+# the tests, where a private embedded PostgreSQL serves both
+# (reviewapp/embedded_pg.py).
+_DB_OPTIONS = {"conn_max_age": envint("CONN_MAX_AGE", 60), "conn_health_checks": True}
+_REVIEW_URL = os.environ.get("DATABASE_URL", "")
+_BOOKKEEPING_URL = os.environ.get("BOOKKEEPING_DATABASE_URL", "")
+if _REVIEW_URL and _BOOKKEEPING_URL:
+    DATABASES = {
+        "default": dj_database_url.parse(_REVIEW_URL, **_DB_OPTIONS),
+        "bookkeeping": dj_database_url.parse(_BOOKKEEPING_URL, **_DB_OPTIONS),
     }
+elif _REVIEW_URL or _BOOKKEEPING_URL:
+    raise ImproperlyConfigured(
+        "Set both DATABASE_URL (the review app's own database) and BOOKKEEPING_DATABASE_URL "
+        "(accounted's), or neither for the embedded PostgreSQL."
+    )
+elif DEBUG or envbool("EMBEDDED_POSTGRES", False):
+    from reviewapp import embedded_pg
+
+    _embedded = {"ENGINE": "django.db.backends.postgresql", **embedded_pg.connection_settings()}
+    DATABASES = {
+        "default": {**_embedded, "NAME": "review", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},
+        "bookkeeping": {**_embedded, "NAME": "bookkeeping", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},
+    }
+else:
+    raise ImproperlyConfigured(
+        "DATABASE_URL and BOOKKEEPING_DATABASE_URL must be set when DEBUG is off "
+        "(or EMBEDDED_POSTGRES=1 for a private embedded server)."
+    )
+for _engine in {db["ENGINE"] for db in DATABASES.values()}:
+    if _engine != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(f"Both databases must be PostgreSQL (postgres:// URLs), got {_engine}.")
+# The test run never migrates accounted's database: the tests build the
+# replica there from the contract (tests/conftest.py), as accounted would.
+DATABASES["bookkeeping"]["TEST"] = {"MIGRATE": False}
+DATABASE_ROUTERS = ["reviewapp.routers.BookkeepingRouter"]
+# DB_POOL=1 uses psycopg's connection pool instead of persistent connections;
+# worth it with threaded workers or many processes.
+if envbool("DB_POOL", False):
+    for _db in DATABASES.values():
+        _db["CONN_MAX_AGE"] = 0  # the pool replaces persistent connections
+        _db.setdefault("OPTIONS", {})["pool"] = {
+            "min_size": envint("DB_POOL_MIN_SIZE", 1),
+            "max_size": envint("DB_POOL_MAX_SIZE", 4),
+            "timeout": envint("DB_POOL_TIMEOUT", 10),
+        }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # The cache is the database, so every process and host behind the load
@@ -178,8 +209,17 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "media"))
+# accounted's private Storage bucket ``documents``: a document's
+# ``storage_path`` is its key. A local folder here; in production the same
+# alias names an S3-compatible backend (django-storages' S3Storage with the
+# bucket's endpoint), a settings change only.
+DOCUMENTS_ROOT = Path(os.environ.get("DOCUMENTS_ROOT", MEDIA_ROOT / "bucket-documents"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "documents": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": DOCUMENTS_ROOT, "base_url": None},
+    },
     "staticfiles": {
         "BACKEND": (
             "django.contrib.staticfiles.storage.StaticFilesStorage"
@@ -238,4 +278,6 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # The embedded server logs every start and handle at INFO.
+    "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }

@@ -1,7 +1,7 @@
 """Clarification states of an inbox item, derived from ``clarifications``.
 
 The list filters and counts on these states in the database, so they are
-stored as columns on ``invoice_inbox_items``. The rule for every state lives
+stored as columns of the list's read model (``IndexedItem``). The rule for every state lives
 here, in one place, and is computed from ``clarifications.analyse``: the same
 summary the prompt is rendered from, so the badge and the prompt can never
 disagree about what the human said.
@@ -17,6 +17,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 import clarifications
+from reviewapp.bookkeeping.models import Undecodable
 
 NEEDS_ANSWER: Final = "needs_answer"
 WAITING_IN_CHAT: Final = "waiting_in_chat"
@@ -25,9 +26,10 @@ PURPOSE_MISSING: Final = "purpose_missing"
 ANSWERED: Final = "answered"
 NO_ANSWERS: Final = "no_answers"
 MALFORMED: Final = "malformed"
+BOOKED: Final = "booked"
 
 # Display order: the bookkeeper's queue first.
-STATE_KEYS: Final = (NEEDS_ANSWER, WAITING_IN_CHAT, DENIED, PURPOSE_MISSING, ANSWERED, NO_ANSWERS, MALFORMED)
+STATE_KEYS: Final = (NEEDS_ANSWER, WAITING_IN_CHAT, DENIED, PURPOSE_MISSING, ANSWERED, BOOKED, NO_ANSWERS, MALFORMED)
 STATE_FIELDS: Final = {key: f"state_{key}" for key in STATE_KEYS}
 
 QUESTION_TYPES: Final = ("representation", "context", "resend")
@@ -42,6 +44,7 @@ STATE_LABELS: Final[dict[str, Promise]] = {
     ANSWERED: _("Answered"),
     NO_ANSWERS: _("No answers"),
     MALFORMED: _("Malformed"),
+    BOOKED: _("Booked"),
 }
 
 QUESTION_TYPE_LABELS: Final[dict[str, Promise]] = {
@@ -61,25 +64,31 @@ class ItemStates:
     open_question_type: str | None
     open_question_asked_at: dt.datetime | None
     search_text: str
+    summary: dict[str, Any] | None
+    malformed_reason: str
 
     def column_values(self) -> dict[str, Any]:
-        """The InboxItem column values for these states (fresh, not stale)."""
+        """The IndexedItem column values for these states."""
         values: dict[str, Any] = {field: key in self.states for key, field in STATE_FIELDS.items()}
         values["open_question_type"] = self.open_question_type
         values["open_question_asked_at"] = self.open_question_asked_at
         values["search_text"] = self.search_text
-        values["states_stale"] = False
+        values["summary"] = self.summary
+        values["malformed_reason"] = self.malformed_reason
         return values
 
 
-def states_of(analysis: clarifications.Analysis) -> frozenset[str]:
+def states_of(analysis: clarifications.Analysis, *, booked: bool = False) -> frozenset[str]:
     """Every state key that holds for one analysed channel_context.
 
     An item can be in several: a denial with a context question moved to the
-    app is both ``denied`` and ``needs_answer``.
+    app is both ``denied`` and ``needs_answer``. A booked item never needs an
+    answer: one given after booking cannot reach the verifikat.
     """
     summary = analysis.summary
     found: set[str] = set()
+    if booked:
+        found.add(BOOKED)
     if analysis.problems:
         found.add(MALFORMED)
     if summary is None:
@@ -89,7 +98,8 @@ def states_of(analysis: clarifications.Analysis) -> frozenset[str]:
     if question is None:
         found.add(ANSWERED)
     elif question.status == "moved_to_app":
-        found.add(NEEDS_ANSWER)
+        if not booked:
+            found.add(NEEDS_ANSWER)
     elif question.status == "open":
         found.add(WAITING_IN_CHAT)
     if summary.representation_denied:
@@ -160,8 +170,23 @@ def search_text_of(channel_context: object, extracted_data: object) -> str:
     return " ".join(p.strip() for p in parts if p.strip()).lower()
 
 
-def compute(channel_context: object, extracted_data: object = None) -> ItemStates:
-    """The state columns for one row's channel_context and extracted_data."""
+def undecodable_reason(channel_context: object, extracted_data: object) -> str:
+    """Why a row's stored JSON could not be read at all, or "" when it could."""
+    reasons = [
+        f"{name}: {value.reason}"
+        for name, value in (("channel_context", channel_context), ("extracted_data", extracted_data))
+        if isinstance(value, Undecodable)
+    ]
+    return "; ".join(reasons)
+
+
+def compute(channel_context: object, extracted_data: object = None, *, booked: bool = False) -> ItemStates:
+    """The state columns for one row's channel_context, extracted_data and booking."""
+    unreadable = undecodable_reason(channel_context, extracted_data)
+    if isinstance(channel_context, Undecodable):
+        channel_context = None
+    if isinstance(extracted_data, Undecodable):
+        extracted_data = None
     analysis = clarifications.analyse(channel_context)
     question = analysis.summary.open_question if analysis.summary else None
     asked_at = None
@@ -172,9 +197,14 @@ def compute(channel_context: object, extracted_data: object = None) -> ItemState
     # An unknown type string (reported in problems, so the row is also
     # malformed) is not stored: the column holds only types the filter offers.
     question_type = question.type if question is not None and question.type in QUESTION_TYPES else None
+    found = states_of(analysis, booked=booked)
+    if unreadable:
+        found |= {MALFORMED}
     return ItemStates(
-        states=states_of(analysis),
+        states=found,
         open_question_type=question_type,
         open_question_asked_at=asked_at,
         search_text=search_text_of(channel_context, extracted_data),
+        summary=analysis.summary.to_json() if analysis.summary is not None else None,
+        malformed_reason=unreadable or "; ".join(analysis.problems),
     )

@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings as django_settings
-from django.db import connection
+from django.db import connections
 from django.test import Client
 
 from reviewapp import roles
+from reviewapp.bookkeeping import replica
+from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
 
@@ -74,16 +76,27 @@ def company(db):  # type: ignore[no-untyped-def]
 
 
 def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def]
-    # PostgreSQL-only tests are skipped with a visible reason on SQLite; CI
-    # runs the suite a second time on PostgreSQL where they must all run.
-    if django_settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
-        return
-    skip = pytest.mark.skip(reason="needs PostgreSQL: run with DATABASE_URL=postgres://...")
+    # Every page reads both databases (the review app's and accounted's), so
+    # every database test may use both: the closest django_db marker gains
+    # databases="__all__", keeping its other options (transaction=True...).
     for item in items:
-        if "postgres" in item.keywords:
-            item.add_marker(skip)
+        marker = item.get_closest_marker("django_db")
+        uses_db = {"db", "transactional_db", "live_server"} & set(getattr(item, "fixturenames", ()))
+        if marker is None and not uses_db:
+            continue
+        kwargs = dict(marker.kwargs) if marker is not None else {}
+        kwargs.setdefault("databases", "__all__")
+        item.add_marker(pytest.mark.django_db(*(marker.args if marker else ()), **kwargs), append=False)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    # The test copy of accounted's database is created empty (it is never
+    # migrated); the replica built from the contract goes in once per run.
+    with django_db_blocker.unblock():
+        replica.create(connections[BOOKKEEPING_DB])
 
 
 @pytest.fixture
 def on_postgres() -> bool:
-    return connection.vendor == "postgresql"
+    return True

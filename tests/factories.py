@@ -1,14 +1,22 @@
-"""Test data builders with sequence-numbered values."""
+"""Test data builders with sequence-numbered values.
+
+Items are written to accounted's tables (the test replica) the way the
+intake writes them, then indexed at once, as ``sync_index`` would a moment
+later, so a test can open the list straight away.
+"""
 
 from __future__ import annotations
 
 import itertools
+import uuid
 from typing import Any
 
 from django.contrib.auth.models import Group, User
+from django.db import connections
 
-from reviewapp import roles
-from reviewapp.models import Company, InboxItem
+from reviewapp import index, roles
+from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.routers import BOOKKEEPING_DB
 
 _seq = itertools.count(1)
 
@@ -23,17 +31,31 @@ def make_user(role: str | None = None, **extra: Any) -> User:
     return user
 
 
+def make_auth_user() -> uuid.UUID:
+    """A row in accounted's auth.users (the owner every company and item needs)."""
+    n = next(_seq)
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("INSERT INTO auth.users (email) VALUES (%s) RETURNING id", [f"owner{n}@example.se"])
+        return cursor.fetchone()[0]
+
+
 def make_company(**extra: Any) -> Company:
     n = next(_seq)
-    values: dict[str, Any] = {"name": f"Företag {n} AB", "organisation_number": f"55{n:08d}"}
+    values: dict[str, Any] = {
+        "name": f"Företag {n} AB",
+        "entity_type": "aktiebolag",
+        "created_by": make_auth_user(),
+    }
     values.update(extra)
     return Company.objects.create(**values)
 
 
-def make_item(company: Company | None = None, **extra: Any) -> InboxItem:
+def make_item(company: Company | None = None, *, indexed: bool = True, **extra: Any) -> InboxItem:
     n = next(_seq)
+    company = company or make_company()
     values: dict[str, Any] = {
-        "company": company or make_company(),
+        "company": company,
+        "user_id": company.created_by,
         "source": "whatsapp",
         "extracted_data": {
             "supplier": {"name": f"Leverantör {n}"},
@@ -41,10 +63,14 @@ def make_item(company: Company | None = None, **extra: Any) -> InboxItem:
             "totals": {"total": 100 + n, "vatAmount": 12},
         },
         "channel_context": {"channel": "whatsapp"},
-        "whatsapp_message_id": f"wamid.{n}",
+        "correlation_id": uuid.uuid4(),
     }
     values.update(extra)
-    return InboxItem.objects.create(**values)
+    item = InboxItem.objects.create(**values)
+    item.refresh_from_db()  # created_at/updated_at come from the database
+    if indexed:
+        index.index_items([item.id])
+    return item
 
 
 ROLE_NAMES = (roles.BOOKKEEPER, roles.SUPPORT, roles.QA)

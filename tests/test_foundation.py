@@ -85,7 +85,7 @@ def test_without_database_url_the_app_uses_an_sqlite_file_in_the_project(monkeyp
 )
 def test_each_role_holds_exactly_its_capabilities(role, may_answer, may_see_raw, may_preview, may_save_golden):
     user = factories.make_user(role)
-    assert user.has_perm("reviewapp.view_inboxitem")
+    assert user.has_perm("reviewapp.view_indexeditem")
     assert user.has_perm("reviewapp.answer_question") is may_answer
     assert user.has_perm("reviewapp.view_raw_context") is may_see_raw
     assert user.has_perm("reviewapp.use_preview") is may_preview

@@ -8,7 +8,8 @@ from typing import Any
 
 import clarifications
 from reviewapp import items
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 
 
 def latest_answer_event(item: InboxItem) -> ClarificationEvent | None:

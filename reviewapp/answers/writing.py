@@ -27,7 +27,8 @@ from reviewapp import roles
 from reviewapp.answers.channel_context import answer_json, answered_context, conflict_reason, utc_stamp
 from reviewapp.answers.inputs import Answer, ResendAnswer
 from reviewapp.answers.validation import CheckedFile, check_file, validate
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 
 
 class AnswerConflict(Exception):

@@ -15,7 +15,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import states
-from reviewapp.models import Company
+from reviewapp.bookkeeping.models import Company
 
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from django.db import connection, transaction
-from django.db.models import Count, Q
 
 from reviewapp import states
 from reviewapp.inbox.query import ListQuery, filtered_items
@@ -44,7 +43,7 @@ def _is_structured(query: ListQuery) -> bool:
 
 
 def _state_bits(keys: Iterable[str]) -> int:
-    # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0004).
+    # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0002).
     return sum(1 << states.STATE_KEYS.index(key) for key in keys)
 
 
@@ -67,16 +66,6 @@ def _tally_counts(query: ListQuery) -> Counts:
     return Counts(total=int(row[0]), facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)})
 
 
-def _aggregate_counts(query: ListQuery) -> Counts:
-    """Exact counts in one aggregate (SQLite, where there is no tally)."""
-    aggregates: dict[str, Any] = {"_total": Count("pk")}
-    for key, column in states.STATE_FIELDS.items():
-        aggregates[key] = Count("pk", filter=Q(**{column: True}))
-    counts = filtered_items(query).aggregate(**aggregates)
-    total = counts.pop("_total")
-    return Counts(total=total, facets={key: counts[key] for key in states.STATE_KEYS})
-
-
 def _capped_counts(query: ListQuery) -> Counts:
     """Counts over at most COUNT_CAP + 1 matching rows, in one pass.
 
@@ -95,7 +84,7 @@ def _capped_counts(query: ListQuery) -> Counts:
     # bound the work whatever the guess, so they are made the only choice.
     # Not for words under three letters, which the trigram index cannot
     # narrow (a short word is common, and the capped scan stops early).
-    force_index = connection.vendor == "postgresql" and all(len(word) >= 3 for word in query.text.split())
+    force_index = all(len(word) >= 3 for word in query.text.split())
     with transaction.atomic(), connection.cursor() as cursor:
         if force_index:
             cursor.execute("SET LOCAL enable_seqscan = off")
@@ -115,11 +104,9 @@ def facet_counts(query: ListQuery) -> Counts:
     """The numbers beside the filters, in one query whatever the filters.
 
     States, type and company: exact, from the tally on PostgreSQL (constant
-    time however many items) or one aggregate on SQLite. With a search or a
+    time however many items). With a search or a
     date range: counted row by row up to ``COUNT_CAP``.
     """
     if not _is_structured(query):
         return _capped_counts(query)
-    if connection.vendor == "postgresql":
-        return _tally_counts(query)
-    return _aggregate_counts(query)
+    return _tally_counts(query)

@@ -11,10 +11,9 @@ from django.utils import timezone
 from reviewapp import states
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE
 from reviewapp.inbox.counts import Counts, facet_counts
-from reviewapp.inbox.freshness import refresh_stale_states
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
-from reviewapp.models import InboxItem
+from reviewapp.models import IndexedItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +35,7 @@ class OpenQuestionView:
         return str(states.QUESTION_TYPE_LABELS.get(self.type or "", "?"))
 
 
-def open_question_of(item: InboxItem, now: dt.datetime) -> OpenQuestionView | None:
+def open_question_of(item: IndexedItem, now: dt.datetime) -> OpenQuestionView | None:
     """The open question from the state columns (no JSON parsing needed)."""
     if item.state_needs_answer:
         status = "moved_to_app"
@@ -60,12 +59,12 @@ def open_question_of(item: InboxItem, now: dt.datetime) -> OpenQuestionView | No
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    item: InboxItem
+    item: IndexedItem
     states: tuple[str, ...]
     open_question: OpenQuestionView | None
 
     @classmethod
-    def of(cls, item: InboxItem, now: dt.datetime) -> Row:
+    def of(cls, item: IndexedItem, now: dt.datetime) -> Row:
         return cls(
             item=item,
             states=tuple(key for key in states.STATE_KEYS if getattr(item, states.STATE_FIELDS[key])),
@@ -111,7 +110,7 @@ class ListPage:
         return (self.number - 1) * self.page_size + len(self.rows)
 
 
-def page_rows(query: ListQuery, number: int) -> QuerySet[InboxItem]:
+def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     """The rows of page ``number``, with their company.
 
     The page's ids are found first, in a subquery the sort's index answers
@@ -120,16 +119,15 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[InboxItem]:
     """
     offset = (number - 1) * query.page_size
     page_ids = ordered(filtered_items(query), query.sort).values("pk")[offset : offset + query.page_size]
-    return ordered(InboxItem.objects.filter(pk__in=page_ids), query.sort).select_related("company")
+    return ordered(IndexedItem.objects.filter(pk__in=page_ids), query.sort)
 
 
 def list_page(query: ListQuery) -> ListPage:
     """One page of the list with its counts, in a fixed number of queries.
 
-    Queries: the stale check, the counts, the rows (with their company joined).
+    Queries: the counts, the rows.
     A page past the end shows the last page, as Django's ``Paginator.get_page``.
     """
-    refresh_stale_states()
     counts = facet_counts(query)
     num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from reviewapp import states
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
-from reviewapp.models import InboxItem
+from reviewapp.models import IndexedItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +107,9 @@ def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
     return start
 
 
-def filtered_items(query: ListQuery) -> QuerySet[InboxItem]:
+def filtered_items(query: ListQuery) -> QuerySet[IndexedItem]:
     """The items matching ``query``'s filters, unordered and unpaged."""
-    items = InboxItem.objects.all()
+    items = IndexedItem.objects.all()
     for key in query.states:
         items = items.filter(**{states.STATE_FIELDS[key]: True})
     if query.question_type:

@@ -10,9 +10,8 @@ from django.db.models import F, OrderBy, Q, QuerySet
 from django.http import QueryDict
 
 from reviewapp.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_RECEIVED
-from reviewapp.inbox.freshness import refresh_stale_states
 from reviewapp.inbox.query import filtered_items, parse_list_query
-from reviewapp.models import InboxItem
+from reviewapp.models import IndexedItem
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +43,7 @@ SORTS: Final[dict[str, tuple[SortKey, ...]]] = {
 }
 
 
-def ordered(items: QuerySet[InboxItem], sort: str) -> QuerySet[InboxItem]:
+def ordered(items: QuerySet[IndexedItem], sort: str) -> QuerySet[IndexedItem]:
     return items.order_by(*(key.order_by() for key in SORTS[sort]))
 
 
@@ -84,7 +83,7 @@ def after_condition(keys: Sequence[SortKey], values: Sequence[Any]) -> Q | None:
     return condition
 
 
-def _first_after(items: QuerySet[InboxItem], keys: Sequence[SortKey], item: InboxItem) -> InboxItem | None:
+def _first_after(items: QuerySet[IndexedItem], keys: Sequence[SortKey], item: IndexedItem) -> IndexedItem | None:
     """The first row after ``item`` in the order ``keys``.
 
     The condition leads with a plain range on the first key (``created_at <=
@@ -105,15 +104,15 @@ def _first_after(items: QuerySet[InboxItem], keys: Sequence[SortKey], item: Inbo
         beyond = Q(**{f"{first.field}__{op}": value})
         bound = Q(**{f"{first.field}__{op}e": value})
         main = bound & (beyond | same) if same is not None else beyond
-    found = items.filter(main).order_by(*order).select_related("company").first() if main is not None else None
+    found = items.filter(main).order_by(*order).first() if main is not None else None
     if found is None and first.nullable and (value is None) == first.descending:
         # Ascending, NULLs come after every value; descending, before them.
         tail = items.filter(**{f"{first.field}__isnull": value is not None})
-        found = tail.order_by(*order).select_related("company").first()
+        found = tail.order_by(*order).first()
     return found
 
 
-def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, InboxItem | None]:
+def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None, IndexedItem | None]:
     """The previous and next item in the list ``query`` describes.
 
     ``query`` is the list's query string as the item page received it;
@@ -124,7 +123,6 @@ def neighbours(item: InboxItem, query: QueryDict) -> tuple[InboxItem | None, Inb
     question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"))[1]``
     is the next item in the bookkeeper's queue.
     """
-    refresh_stale_states()
     list_query = parse_list_query(query)
     items = filtered_items(list_query).exclude(pk=item.pk)
     keys = SORTS[list_query.sort]

@@ -25,7 +25,8 @@ from reviewapp.items.labels import (
     channel_label,
     question_what,
 )
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 
 
 def _text(value: object) -> str | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from clarifications import render_case
 from clarifications.cli import dump_line, parse_line
-from reviewapp.models import InboxItem
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.previews.parsing import JsonDict
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -34,7 +34,7 @@ from reviewapp.forms.answer import (
     representation_form_with_extra_row,
 )
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.models import InboxItem
+from reviewapp.bookkeeping.models import InboxItem
 
 PANEL = "items/_answer_panel.html#answer-panel"
 PREVIEW = "items/_answer_panel.html#answer-preview"

@@ -85,10 +85,9 @@ def _iso(value: dt.datetime | None) -> str | None:
 def _row_json(row: inbox.Row) -> dict[str, Any]:
     item = row.item
     question = row.open_question
-    summary = clarifications.analyse(item.channel_context).summary
     return {
         "id": str(item.id),
-        "company": {"id": str(item.company_id), "name": item.company.name},
+        "company": {"id": str(item.company_id), "name": item.company_name},
         "received": _iso(item.created_at),
         "supplier": item.supplier_name,
         "total": item.total,
@@ -102,7 +101,7 @@ def _row_json(row: inbox.Row) -> dict[str, Any]:
             "asked_at": _iso(question.asked_at),
             "window_ends_at": _iso(question.window_ends_at),
         },
-        "summary": summary.to_json() if summary is not None else None,
+        "summary": item.summary,
     }
 
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 from reviewapp import inbox, items, roles
 from reviewapp.api_auth import api_view
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.models import InboxItem
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.views import answers
 
 # Receipt files we show in the browser, recognised by their first bytes, not

@@ -23,7 +23,8 @@ from reviewapp import previews, roles
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.forms.preview import GoldenCaseFilterForm, GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.models import GoldenCase, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import GoldenCase
 
 
 def _content_length(request: HtmxHttpRequest) -> int:

@@ -22,7 +22,7 @@ def remove_roles(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reviewapp", "0001_initial"),
+        ("reviewapp", "0002_search_and_tally"),
         ("auth", "0012_alter_user_first_name_max_length"),
         ("contenttypes", "0002_remove_content_type_name"),
     ]

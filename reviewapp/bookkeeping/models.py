@@ -1,0 +1,254 @@
+"""Unmanaged models of accounted's tables (columns as in the contract).
+
+Only the columns the review app reads or writes are declared: Django selects
+columns by name, so columns accounted adds later do not break anything.
+``managed = False`` everywhere: the app never creates, alters or drops these.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import models
+from django.db.models import Value
+from django.db.models.functions import Now
+
+
+@dataclass(frozen=True, slots=True)
+class Undecodable:
+    """A stored JSON value Python cannot read (a 5 000-digit number, 10 000-deep nesting).
+
+    PostgreSQL accepts both; ``json.loads`` refuses the number (Python's
+    4 300-digit limit) and runs out of stack on the nesting. The row is then
+    shown as malformed with ``reason``, instead of failing every page it is on.
+    """
+
+    reason: str
+    size: int
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def decode_json(text: str | None) -> Any:
+    """The parsed JSON, or ``Undecodable`` with the reason it could not be read."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return Undecodable("nested too deep to read", len(text))
+    except ValueError as error:  # JSONDecodeError is a ValueError too, as is the digit limit
+        return Undecodable(str(error).split(";")[0][:200], len(text))
+
+
+class StoredJSONField(models.JSONField):
+    """A jsonb column whose value may be undecodable in Python; never raises on read."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if isinstance(value, str):
+            return decode_json(value)
+        return super().from_db_value(value, expression, connection)
+
+
+class Company(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    name = models.TextField()
+    org_number = models.TextField(null=True, blank=True)
+    entity_type = models.TextField()
+    accounting_framework = models.TextField(default="k2")
+    created_by = models.UUIDField()
+    archived_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(db_default=Now())
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "companies"
+        ordering = ["name"]
+        verbose_name_plural = "companies"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DocumentAttachment(models.Model):
+    """The receipt file: ``storage_path`` is its key in accounted's ``documents`` bucket."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    user_id = models.UUIDField()
+    company = models.ForeignKey(Company, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
+    storage_path = models.TextField()
+    file_name = models.TextField()
+    file_size_bytes = models.BigIntegerField(null=True, blank=True)
+    mime_type = models.TextField(null=True, blank=True)
+    sha256_hash = models.TextField()
+    version = models.IntegerField(default=1)
+    is_current_version = models.BooleanField(default=True)
+    uploaded_by = models.UUIDField(null=True, blank=True)
+    upload_source = models.TextField(null=True, blank=True)
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "document_attachments"
+
+    def __str__(self) -> str:
+        return self.file_name
+
+
+class WhatsappPhoneLink(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    user_id = models.UUIDField()
+    phone_hash = models.TextField()
+    phone_masked = models.TextField(null=True, blank=True)
+    wa_profile_name = models.TextField(null=True, blank=True)
+
+    class Meta:
+        managed = False
+        db_table = "whatsapp_phone_links"
+
+
+class WhatsappConversation(models.Model):
+    """One per linked phone; ``context`` holds ``recent_questions`` (which item each question was about)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    phone_link = models.OneToOneField(
+        WhatsappPhoneLink, on_delete=models.DO_NOTHING, related_name="conversation", db_constraint=False
+    )
+    state = models.TextField(default="idle")
+    context = StoredJSONField(default=dict)
+    company_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(db_default=Now())
+    updated_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "whatsapp_conversations"
+
+
+class WhatsappMessage(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    direction = models.TextField()
+    wamid = models.TextField(null=True, blank=True)
+    phone_link_id = models.UUIDField(null=True, blank=True)
+    conversation_id = models.UUIDField(null=True, blank=True)
+    message_type = models.TextField()
+    body_text = models.TextField(null=True, blank=True)
+    media_id = models.TextField(null=True, blank=True)
+    media_mime = models.TextField(null=True, blank=True)
+    raw_payload = StoredJSONField(null=True, blank=True)
+    processing_status = models.TextField(default="received")
+    inbox_item_id = models.UUIDField(null=True, blank=True)
+    correlation_id = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "whatsapp_messages"
+        ordering = ["created_at", "id"]
+
+
+class ProcessingHistory(models.Model):
+    """accounted's append-only audit log (UPDATE and DELETE are refused by triggers)."""
+
+    event_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    # Django sends DEFAULT for a db_default on INSERT, so the table's own
+    # sequence numbers the row; the expression here is never used.
+    seq = models.BigIntegerField(editable=False, db_default=Value(0))
+    company_id = models.UUIDField()
+    correlation_id = models.UUIDField()
+    causation_id = models.UUIDField(null=True, blank=True)
+    aggregate_type = models.TextField()
+    aggregate_id = models.UUIDField()
+    event_type = models.TextField()
+    payload = StoredJSONField(default=dict)
+    payload_schema_version = models.SmallIntegerField(default=1)
+    actor = StoredJSONField()
+    occurred_at = models.DateTimeField()
+    appended_at = models.DateTimeField(editable=False, db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "processing_history"
+        ordering = ["occurred_at", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.occurred_at:%Y-%m-%d %H:%M}"
+
+
+class InboxItem(models.Model):
+    """A row of ``public.invoice_inbox_items``: the receipt and its ``channel_context``."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    user_id = models.UUIDField()
+    company = models.ForeignKey(Company, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False)
+    status = models.TextField(default="received")
+    source = models.TextField(default="upload")
+    document = models.ForeignKey(
+        DocumentAttachment, null=True, blank=True, on_delete=models.DO_NOTHING, related_name="+", db_constraint=False
+    )
+    extracted_data = StoredJSONField(null=True, blank=True)
+    created_supplier_invoice_id = models.UUIDField(null=True, blank=True)
+    matched_transaction_id = models.UUIDField(null=True, blank=True)
+    created_journal_entry_id = models.UUIDField(null=True, blank=True)
+    error_message = models.TextField(null=True, blank=True)
+    correlation_id = models.UUIDField(null=True, blank=True)
+    extraction_skipped = models.BooleanField(default=False)
+    whatsapp_message_id = models.UUIDField(null=True, blank=True)
+    channel_context = StoredJSONField(null=True, blank=True)
+    kind_hint = models.TextField(null=True, blank=True)
+    # Both set by the database (default now(); a trigger on every UPDATE):
+    # never written by the app, so an app write cannot disagree with the clock
+    # the read model's watermark follows.
+    created_at = models.DateTimeField(editable=False, db_default=Now())
+    updated_at = models.DateTimeField(editable=False, db_default=Now())
+
+    class Meta:
+        managed = False
+        db_table = "invoice_inbox_items"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.supplier_name or 'Unknown supplier'} ({self.id})"
+
+    @property
+    def is_booked(self) -> bool:
+        """Booked (a supplier invoice or journal entry was created): an answer can no longer reach the verifikat."""
+        return self.created_supplier_invoice_id is not None or self.created_journal_entry_id is not None
+
+    def _extracted(self, *path: str) -> Any:
+        node: Any = self.extracted_data
+        for key in path:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return node
+
+    @property
+    def supplier_name(self) -> str | None:
+        value = self._extracted("supplier", "name")
+        return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def total(self) -> float | int | None:
+        value = self._extracted("totals", "total")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    @property
+    def vat_amount(self) -> float | int | None:
+        value = self._extracted("totals", "vatAmount")
+        return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    @property
+    def currency(self) -> str:
+        value = self._extracted("invoice", "currency")
+        return value if isinstance(value, str) and value else "SEK"
+
+    @property
+    def invoice_date(self) -> str | None:
+        value = self._extracted("invoice", "invoiceDate")
+        return value if isinstance(value, str) and value else None

@@ -1,0 +1,321 @@
+"""The list's read model: accounted's inbox items, indexed in the review database.
+
+accounted's ``invoice_inbox_items`` has no index the list could use (its
+states are inside ``channel_context``) and it is not ours to add one to. So
+``IndexedItem`` holds one row per item with what ``clarifications.analyse``
+says about it, and this module keeps it in step:
+
+- ``poll``: reads the rows whose ``updated_at`` (set by accounted's trigger on
+  every UPDATE) is at or after the watermark less ``OVERLAP`` (a transaction
+  that started earlier can commit after a later one: its rows carry the older
+  time), recomputes them and moves the watermark to the newest time seen.
+  The first poll walks the whole table in primary-key order instead.
+- ``reconcile``: walks both tables in id order and repairs every difference:
+  rows deleted in accounted, rows the polls could not see (an ``updated_at``
+  older than the overlap), company renames.
+- ``index_items``: one item now (after an answer the app wrote, so the
+  person who wrote it sees it in the list at once).
+
+Every pass takes a PostgreSQL advisory lock in the review database, so any
+number of hosts can run ``sync_index --follow``: one works, the others wait
+for the next round. A row whose JSON Python cannot read is indexed as
+``malformed`` with the reason; it never stops the pass.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import math
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+from django.db import connections, transaction
+from django.utils import timezone
+
+from reviewapp import states
+from reviewapp.bookkeeping.models import Undecodable, decode_json
+from reviewapp.models import IndexedItem, SyncState
+from reviewapp.routers import BOOKKEEPING_DB
+
+log = logging.getLogger(__name__)
+
+# How far before the watermark each poll reads again. accounted's writes are
+# short transactions; a minute covers one that commits late by far.
+OVERLAP: Final = dt.timedelta(seconds=60)
+BATCH: Final = 2_000
+# An arbitrary constant of ours: pg_try_advisory_lock's key for "syncing".
+LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
+
+_SELECT = """
+    SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
+           (i.created_supplier_invoice_id IS NOT NULL OR i.created_journal_entry_id IS NOT NULL),
+           i.document_id, i.correlation_id, i.whatsapp_message_id
+    FROM public.invoice_inbox_items i JOIN public.companies c ON c.id = i.company_id
+"""
+
+_COLUMNS: Final = (
+    ("id", "uuid"),
+    ("company_id", "uuid"),
+    ("company_name", "text"),
+    ("created_at", "timestamptz"),
+    ("source_updated_at", "timestamptz"),
+    ("supplier_name", "text"),
+    ("total", "jsonb"),
+    ("currency", "text"),
+    ("document_id", "uuid"),
+    ("correlation_id", "uuid"),
+    ("whatsapp_message_id", "uuid"),
+    *((field, "boolean") for field in states.STATE_FIELDS.values()),
+    ("open_question_type", "text"),
+    ("open_question_asked_at", "timestamptz"),
+    ("search_text", "text"),
+    ("summary", "jsonb"),
+    ("malformed_reason", "text"),
+)
+
+
+def _upsert_sql() -> str:
+    table = IndexedItem._meta.db_table
+    names = ", ".join(name for name, _ in _COLUMNS)
+    record = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name, _ in _COLUMNS[1:])
+    # Only a newer version replaces an older one: a poll that read a row just
+    # before an answer was indexed must not put the old states back.
+    return f"""
+        INSERT INTO {table} ({names}, indexed_at)
+        SELECT {names}, now() FROM jsonb_to_recordset(%s::jsonb) AS r({record})
+        ORDER BY id
+        ON CONFLICT (id) DO UPDATE SET {updates}, indexed_at = now()
+        WHERE {table}.source_updated_at <= EXCLUDED.source_updated_at
+    """  # noqa: S608 - names are constants
+
+
+_UPSERT: Final = _upsert_sql()
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _extracted(data: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _is_amount(value: Any) -> bool:
+    # 1e400 is valid JSON for PostgreSQL and infinity for Python: not an amount.
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def index_values(row: Sequence[Any]) -> dict[str, Any]:
+    """The IndexedItem columns for one row of ``_SELECT``."""
+    item_id, company_id, company_name, created_at, updated_at, ctx_text, data_text, booked, *ids = row
+    channel_context = decode_json(ctx_text)
+    extracted = decode_json(data_text)
+    computed = states.compute(channel_context, extracted, booked=booked)
+    data = None if isinstance(extracted, Undecodable) else extracted
+    total = _extracted(data, "totals", "total")
+    currency = _extracted(data, "invoice", "currency")
+    return {
+        "id": str(item_id),
+        "company_id": str(company_id),
+        "company_name": company_name,
+        "created_at": created_at.isoformat(),
+        "source_updated_at": updated_at.isoformat(),
+        "supplier_name": _text(_extracted(data, "supplier", "name")),
+        "total": total if _is_amount(total) else None,
+        "currency": currency if isinstance(currency, str) and currency else "SEK",
+        "document_id": str(ids[0]) if ids[0] else None,
+        "correlation_id": str(ids[1]) if ids[1] else None,
+        "whatsapp_message_id": str(ids[2]) if ids[2] else None,
+        **{
+            key: value.isoformat() if isinstance(value, dt.datetime) else value
+            for key, value in computed.column_values().items()
+        },
+    }
+
+
+def _write(rows: Iterable[Sequence[Any]]) -> int:
+    values = [index_values(row) for row in rows]
+    if not values:
+        return 0
+    try:
+        payload = orjson.dumps(values).decode()
+    except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
+        payload = json.dumps(values)
+    with connections["default"].cursor() as cursor:
+        cursor.execute(_UPSERT, [payload])
+    return len(values)
+
+
+def _fetch(where: str, params: Sequence[Any], order: str, limit: int) -> list[tuple[Any, ...]]:
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(f"{_SELECT} WHERE {where} ORDER BY {order} LIMIT %s", [*params, limit])
+        return list(cursor.fetchall())
+
+
+@dataclass(frozen=True, slots=True)
+class PassReport:
+    ran: bool  # False when another process held the lock
+    indexed: int = 0
+    removed: int = 0
+
+
+class _Lock:
+    """The review database's advisory lock for syncing, or nothing if another process holds it."""
+
+    def __enter__(self) -> bool:
+        with connections["default"].cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY])
+            self.held = bool(cursor.fetchone()[0])
+        return self.held
+
+    def __exit__(self, *exc: object) -> None:
+        if self.held:
+            with connections["default"].cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [LOCK_KEY])
+
+
+def _state() -> SyncState:
+    state, _ = SyncState.objects.get_or_create(pk=1)
+    return state
+
+
+def _walk_all() -> int:
+    """Index every row, in primary-key order (the first pass)."""
+    done = 0
+    last: uuid.UUID | None = None
+    while True:
+        where, params = ("i.id > %s", [last]) if last is not None else ("TRUE", [])
+        rows = _fetch(where, params, "i.id", BATCH)
+        done += _write(rows)
+        if len(rows) < BATCH:
+            return done
+        last = rows[-1][0]
+
+
+def _changed_since(since: dt.datetime) -> tuple[int, dt.datetime | None]:
+    """Index the rows with ``updated_at >= since``; the newest ``updated_at`` seen."""
+    done, newest = 0, None
+    after: tuple[dt.datetime, uuid.UUID] | None = None
+    while True:
+        if after is None:
+            rows = _fetch("i.updated_at >= %s", [since], "i.updated_at, i.id", BATCH)
+        else:
+            rows = _fetch("(i.updated_at, i.id) > (%s, %s)", list(after), "i.updated_at, i.id", BATCH)
+        fresh = _not_yet_indexed(rows)
+        done += _write(fresh)
+        if rows:
+            newest = rows[-1][4]
+            after = (rows[-1][4], rows[-1][0])
+        if len(rows) < BATCH:
+            return done, newest
+
+
+def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows whose ``updated_at`` differs from the indexed one (the overlap re-reads the rest)."""
+    if not rows:
+        return rows
+    known = dict(IndexedItem.objects.filter(pk__in=[row[0] for row in rows]).values_list("pk", "source_updated_at"))
+    return [row for row in rows if known.get(row[0]) != row[4]]
+
+
+def poll() -> PassReport:
+    """One incremental pass: what changed since the watermark (everything, the first time)."""
+    with _Lock() as held:
+        if not held:
+            return PassReport(ran=False)
+        state = _state()
+        if state.watermark is None:
+            with connections[BOOKKEEPING_DB].cursor() as cursor:
+                cursor.execute("SELECT now()")
+                started = cursor.fetchone()[0]
+            indexed = _walk_all()
+            state.watermark = started
+        else:
+            indexed, newest = _changed_since(state.watermark - OVERLAP)
+            if newest is not None and newest > state.watermark:
+                state.watermark = newest
+        state.last_poll_at = timezone.now()
+        state.save()
+        return PassReport(ran=True, indexed=indexed)
+
+
+def reconcile() -> PassReport:
+    """Compare both tables id by id: index what is missing or out of date, drop what is gone."""
+    with _Lock() as held:
+        if not held:
+            return PassReport(ran=False)
+        indexed = removed = 0
+        last: uuid.UUID | None = None
+        while True:
+            with connections[BOOKKEEPING_DB].cursor() as cursor:
+                where = "WHERE id > %s" if last is not None else ""
+                cursor.execute(
+                    f"SELECT id, updated_at FROM public.invoice_inbox_items {where} ORDER BY id LIMIT %s",  # noqa: S608
+                    [last, BATCH] if last is not None else [BATCH],
+                )
+                source = dict(cursor.fetchall())
+            upper = max(source) if len(source) == BATCH else None
+            ours = IndexedItem.objects.order_by("pk")
+            if last is not None:
+                ours = ours.filter(pk__gt=last)
+            if upper is not None:
+                ours = ours.filter(pk__lte=upper)
+            known = dict(ours.values_list("pk", "source_updated_at"))
+            gone = [pk for pk in known if pk not in source]
+            stale = [pk for pk, updated in source.items() if known.get(pk) != updated]
+            if gone:
+                removed += IndexedItem.objects.filter(pk__in=gone).delete()[0]
+            if stale:
+                indexed += _write(_fetch("i.id = ANY(%s)", [stale], "i.id", len(stale)))
+            if upper is None:
+                break
+            last = upper
+        _refresh_company_names()
+        state = _state()
+        state.last_reconcile_at = timezone.now()
+        state.save(update_fields=["last_reconcile_at"])
+        return PassReport(ran=True, indexed=indexed, removed=removed)
+
+
+def _refresh_company_names() -> None:
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT id, name FROM public.companies")
+        names = cursor.fetchall()
+    if not names:
+        return
+    payload = orjson.dumps([{"id": str(pk), "name": name} for pk, name in names]).decode()
+    table = IndexedItem._meta.db_table
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {table} t SET company_name = r.name
+                FROM jsonb_to_recordset(%s::jsonb) AS r(id uuid, name text)
+                WHERE t.company_id = r.id AND t.company_name IS DISTINCT FROM r.name""",  # noqa: S608
+            [payload],
+        )
+
+
+def index_items(item_ids: Iterable[uuid.UUID | str]) -> int:
+    """Index these items now from their live rows; drop the ones accounted no longer has."""
+    ids = [uuid.UUID(str(pk)) for pk in item_ids]
+    if not ids:
+        return 0
+    rows = _fetch("i.id = ANY(%s)", [ids], "i.id", len(ids))
+    found = {row[0] for row in rows}
+    with transaction.atomic(using="default"):
+        IndexedItem.objects.filter(pk__in=[pk for pk in ids if pk not in found]).delete()
+        return _write(rows)
+
+
+def last_poll_at() -> dt.datetime | None:
+    """When the read model last caught up with accounted (for "updated N s ago")."""
+    return SyncState.objects.filter(pk=1).values_list("last_poll_at", flat=True).first()
