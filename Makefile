@@ -13,13 +13,18 @@ $(STAMP): requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
-## make run: set up, migrate, seed demo data when empty, serve on http://127.0.0.1:8000
+## make run: set up, migrate, build the bookkeeping replica and demo data when empty, serve on
+## http://127.0.0.1:8000 with the read model's sync running beside the web server. Without
+## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/).
 run: $(STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
+	DEBUG=$${DEBUG:-1} $(PY) manage.py create_bookkeeping_replica --if-missing
 	DEBUG=$${DEBUG:-1} $(PY) manage.py seed_demo --if-empty
-	DEBUG=$${DEBUG:-1} $(PY) manage.py runserver $(HOST):$(PORT)
+	DEBUG=$${DEBUG:-1} $(PY) manage.py sync_index
+	DEBUG=$${DEBUG:-1} scripts/with-sync $(PY) manage.py runserver $(HOST):$(PORT)
 
-## make test: set up and run the whole suite (SQLite, or DATABASE_URL when set)
+## make test: set up and run the whole suite (the embedded PostgreSQL, or DATABASE_URL and
+## BOOKKEEPING_DATABASE_URL when set; the test databases are test_<name> beside them)
 test: $(STAMP)
 	$(PY) -m pytest
 
@@ -34,7 +39,8 @@ golden: $(STAMP)
 	$(PY) manage.py golden_check --file ../shared/golden/clarifications.jsonl
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache
+	-$(PY) -m reviewapp.embedded_pg stop
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache .pgdata
 
 ## make e2e: every browser test (marked e2e: the journeys in tests/e2e and the screens' own)
 ## in Debian's Chromium against a live server; installs the chromium package first when it
@@ -56,14 +62,17 @@ serve: serve-env $(STAMP)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createcachetable --verbosity 0
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} exec $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
+	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} exec scripts/with-sync $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
 
 # Checked before anything is installed or migrated, so the message comes first.
 serve-env:
-	@case "$$DATABASE_URL" in \
-	  postgres://*|postgresql://*) ;; \
-	  "") echo "make serve: DATABASE_URL is not set; gunicorn runs on PostgreSQL, e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/review" >&2; exit 1 ;; \
-	  *) echo "make serve: DATABASE_URL must be a postgres:// URL (SQLite is for make run), got $$DATABASE_URL" >&2; exit 1 ;; \
-	esac
+	@for name in DATABASE_URL BOOKKEEPING_DATABASE_URL; do \
+	  eval "value=\$$$$name"; \
+	  case "$$value" in \
+	    postgres://*|postgresql://*) ;; \
+	    "") echo "make serve: $$name is not set (DATABASE_URL: the review app's own database; BOOKKEEPING_DATABASE_URL: accounted's)" >&2; exit 1 ;; \
+	    *) echo "make serve: $$name must be a postgres:// URL, got $$value" >&2; exit 1 ;; \
+	  esac; \
+	done
 	@test -n "$$SECRET_KEY" || { echo "make serve: SECRET_KEY is not set (a long random string, kept out of the repository)" >&2; exit 1; }
 	@test -n "$$ALLOWED_HOSTS" || { echo "make serve: ALLOWED_HOSTS is not set (comma-separated host names the app answers to)" >&2; exit 1; }

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
-from django.db import connections, transaction
+from django.db import OperationalError, connections, transaction
 from django.utils import timezone
 
 from reviewapp import states
@@ -50,6 +50,7 @@ OVERLAP: Final = dt.timedelta(seconds=60)
 BATCH: Final = 2_000
 # An arbitrary constant of ours: pg_try_advisory_lock's key for "syncing".
 LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
+INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
 
 _SELECT = """
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
@@ -84,14 +85,11 @@ def _upsert_sql() -> str:
     names = ", ".join(name for name, _ in _COLUMNS)
     record = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
     updates = ", ".join(f"{name} = EXCLUDED.{name}" for name, _ in _COLUMNS[1:])
-    # Only a newer version replaces an older one: a poll that read a row just
-    # before an answer was indexed must not put the old states back.
     return f"""
         INSERT INTO {table} ({names}, indexed_at)
         SELECT {names}, now() FROM jsonb_to_recordset(%s::jsonb) AS r({record})
         ORDER BY id
         ON CONFLICT (id) DO UPDATE SET {updates}, indexed_at = now()
-        WHERE {table}.source_updated_at <= EXCLUDED.source_updated_at
     """  # noqa: S608 - names are constants
 
 
@@ -305,15 +303,26 @@ def _refresh_company_names() -> None:
 
 
 def index_items(item_ids: Iterable[uuid.UUID | str]) -> int:
-    """Index these items now from their live rows; drop the ones accounted no longer has."""
+    """Index these items now from their live rows; drop the ones accounted no longer has.
+
+    It waits (a few seconds at most) for a pass in progress: a poll that read
+    a row before this write must not put the old states back after it. If
+    the pass takes longer, the next poll indexes the change instead.
+    """
     ids = [uuid.UUID(str(pk)) for pk in item_ids]
     if not ids:
         return 0
-    rows = _fetch("i.id = ANY(%s)", [ids], "i.id", len(ids))
-    found = {row[0] for row in rows}
-    with transaction.atomic(using="default"):
-        IndexedItem.objects.filter(pk__in=[pk for pk in ids if pk not in found]).delete()
-        return _write(rows)
+    try:
+        with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = %s", [f"{int(INDEX_LOCK_WAIT.total_seconds() * 1000)}ms"])
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+            rows = _fetch("i.id = ANY(%s)", [ids], "i.id", len(ids))
+            found = {row[0] for row in rows}
+            IndexedItem.objects.filter(pk__in=[pk for pk in ids if pk not in found]).delete()
+            return _write(rows)
+    except OperationalError:  # lock_timeout: a long pass holds the lock
+        log.info("index_items: a sync pass holds the lock; the next poll indexes %d item(s)", len(ids))
+        return 0
 
 
 def last_poll_at() -> dt.datetime | None:

@@ -141,6 +141,8 @@ elif DEBUG or envbool("EMBEDDED_POSTGRES", False):
     from reviewapp import embedded_pg
 
     _embedded = {"ENGINE": "django.db.backends.postgresql", **embedded_pg.connection_settings()}
+    embedded_pg.ensure_database("review")
+    embedded_pg.ensure_database("bookkeeping")
     DATABASES = {
         "default": {**_embedded, "NAME": "review", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},
         "bookkeeping": {**_embedded, "NAME": "bookkeeping", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},

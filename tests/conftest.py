@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from django.conf import settings as django_settings
 from django.db import connections
@@ -93,8 +96,33 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     # The test copy of accounted's database is created empty (it is never
     # migrated); the replica built from the contract goes in once per run.
+    # TEST_BOOKKEEPING_SCHEMA names other SQL to build it with instead: the
+    # same tables made by someone else (CI runs the read paths on
+    # tests/bookkeeping/replica_by_someone_else.sql too).
+    other_schema = os.environ.get("TEST_BOOKKEEPING_SCHEMA")
     with django_db_blocker.unblock():
-        replica.create(connections[BOOKKEEPING_DB])
+        connection = connections[BOOKKEEPING_DB]
+        if other_schema:
+            with connection.cursor() as cursor:
+                cursor.execute(Path(other_schema).read_text(encoding="utf-8"))
+        else:
+            replica.create(connection)
+
+
+@pytest.fixture(autouse=True)
+def _empty_bookkeeping_after_transactional_tests(request):  # type: ignore[no-untyped-def]
+    # Django flushes only the tables it manages after a transactional test;
+    # accounted's are not among them, so they are emptied here (every table
+    # hangs off auth.users or the event types, which stay).
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    transactional = "transactional_db" in request.fixturenames or (marker is not None and marker.kwargs.get("transaction"))
+    if transactional:
+        with connections[BOOKKEEPING_DB].cursor() as cursor:
+            cursor.execute(
+                "TRUNCATE auth.users, public.whatsapp_messages, public.whatsapp_conversations, "
+                "public.whatsapp_phone_links, public.processing_history, public.document_attachments CASCADE"
+            )
 
 
 @pytest.fixture
