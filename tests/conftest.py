@@ -116,7 +116,9 @@ def _empty_bookkeeping_after_transactional_tests(request):  # type: ignore[no-un
     # hangs off auth.users or the event types, which stay).
     yield
     marker = request.node.get_closest_marker("django_db")
-    transactional = "transactional_db" in request.fixturenames or (marker is not None and marker.kwargs.get("transaction"))
+    transactional = "transactional_db" in request.fixturenames or (
+        marker is not None and marker.kwargs.get("transaction")
+    )
     if transactional:
         with connections[BOOKKEEPING_DB].cursor() as cursor:
             cursor.execute(

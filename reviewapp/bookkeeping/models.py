@@ -111,6 +111,9 @@ class WhatsappPhoneLink(models.Model):
         managed = False
         db_table = "whatsapp_phone_links"
 
+    def __str__(self) -> str:
+        return self.phone_masked or str(self.id)
+
 
 class WhatsappConversation(models.Model):
     """One per linked phone; ``context`` holds ``recent_questions`` (which item each question was about)."""
@@ -128,6 +131,9 @@ class WhatsappConversation(models.Model):
     class Meta:
         managed = False
         db_table = "whatsapp_conversations"
+
+    def __str__(self) -> str:
+        return f"conversation {self.id} ({self.state})"
 
 
 class WhatsappMessage(models.Model):
@@ -150,6 +156,9 @@ class WhatsappMessage(models.Model):
         managed = False
         db_table = "whatsapp_messages"
         ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.direction} {self.message_type} {self.id}"
 
 
 class ProcessingHistory(models.Model):

@@ -17,6 +17,7 @@ from tests import factories
 @pytest.mark.django_db(transaction=True)
 def test_a_row_inserted_with_plain_sql_is_listed_within_five_seconds(support) -> None:  # type: ignore[no-untyped-def]
     company = factories.make_company()
+
     def follow() -> None:
         try:
             call_command("sync_index", "--follow", "--interval", "0.5", "--max-seconds", "8")

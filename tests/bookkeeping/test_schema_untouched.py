@@ -29,9 +29,12 @@ def schema_dump() -> str:
             str(embedded_pg.bin_dir() / "pg_dump"),
             "--schema-only",
             "--no-owner",
-            "--host", settings["HOST"] or "127.0.0.1",
-            "--port", str(settings["PORT"] or 5432),
-            "--username", settings["USER"],
+            "--host",
+            settings["HOST"] or "127.0.0.1",
+            "--port",
+            str(settings["PORT"] or 5432),
+            "--username",
+            settings["USER"],
             settings["NAME"],
         ],
         capture_output=True,
@@ -53,7 +56,9 @@ def moved(question: str) -> dict[str, object]:
 @pytest.mark.django_db(transaction=True)
 def test_migrate_a_full_sync_and_answers_leave_the_bookkeeping_schema_as_it_was(bookkeeper) -> None:  # type: ignore[no-untyped-def]
     company = factories.make_company()
-    items = [factories.make_item(company, indexed=False, channel_context=moved(q)) for q in ("representation", "context")]
+    items = [
+        factories.make_item(company, indexed=False, channel_context=moved(q)) for q in ("representation", "context")
+    ]
     before = schema_dump()
     assert "invoice_inbox_items" in before
 
@@ -63,7 +68,11 @@ def test_migrate_a_full_sync_and_answers_leave_the_bookkeeping_schema_as_it_was(
     client = Client()
     client.force_login(bookkeeper)
     answers = [
-        {"question": "representation", "participants": [{"name": "Anna Berg", "company": "Kund AB"}], "purpose": "Projektmöte"},
+        {
+            "question": "representation",
+            "participants": [{"name": "Anna Berg", "company": "Kund AB"}],
+            "purpose": "Projektmöte",
+        },
         {"question": "context", "text": "Fika till kundmötet"},
     ]
     for item, body in zip(items, answers, strict=True):

@@ -15,7 +15,10 @@ from reviewapp.models import IndexedItem, SyncState
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
-MOVED = {"channel": "whatsapp", "pending_question": {"type": "context", "asked_at": "2026-11-01T10:00:00.000Z", "status": "moved_to_app"}}
+MOVED = {
+    "channel": "whatsapp",
+    "pending_question": {"type": "context", "asked_at": "2026-11-01T10:00:00.000Z", "status": "moved_to_app"},
+}
 
 
 def _sql(statement: str, params: list[object] | None = None) -> list[tuple[object, ...]]:
@@ -24,10 +27,13 @@ def _sql(statement: str, params: list[object] | None = None) -> list[tuple[objec
         return cursor.fetchall() if cursor.description else []
 
 
-def _insert_raw(company, *, channel_context_text: str = '{"channel": "whatsapp"}', updated_at=None) -> uuid.UUID:  # type: ignore[no-untyped-def]
+def _insert_raw(  # type: ignore[no-untyped-def]
+    company, *, channel_context_text: str = '{"channel": "whatsapp"}', updated_at=None
+) -> uuid.UUID:
     """An item as another program inserts it: plain SQL, JSON as text."""
     rows = _sql(
-        """INSERT INTO public.invoice_inbox_items (user_id, company_id, source, extracted_data, channel_context, updated_at)
+        """INSERT INTO public.invoice_inbox_items
+               (user_id, company_id, source, extracted_data, channel_context, updated_at)
            VALUES (%s, %s, 'whatsapp', '{}'::jsonb, %s::jsonb, COALESCE(%s, now())) RETURNING id""",
         [company.created_by, company.id, channel_context_text, updated_at],
     )
@@ -45,7 +51,8 @@ def test_the_first_poll_indexes_every_row_and_sets_the_watermark(company) -> Non
 
     report = index.poll()
 
-    assert report.ran and report.indexed == 3
+    assert report.ran
+    assert report.indexed == 3
     assert set(IndexedItem.objects.values_list("pk", flat=True)) == set(ids)
     assert SyncState.objects.get().watermark is not None
 
@@ -91,7 +98,8 @@ def test_reconcile_finds_what_polls_cannot_see_and_drops_deleted_rows(company) -
 
     report = index.reconcile()
 
-    assert report.indexed == 1 and report.removed == 1
+    assert report.indexed == 1
+    assert report.removed == 1
     assert set(IndexedItem.objects.values_list("pk", flat=True)) == {kept.id, hidden}
 
 
@@ -161,7 +169,9 @@ def test_a_poll_skips_its_turn_while_another_process_holds_the_lock(company) -> 
 
 def test_an_item_indexed_right_after_a_write_shows_the_write_without_a_poll(company) -> None:  # type: ignore[no-untyped-def]
     item = factories.make_item(company)
-    _sql("UPDATE public.invoice_inbox_items SET channel_context = %s::jsonb WHERE id = %s", [json.dumps(MOVED), item.id])
+    _sql(
+        "UPDATE public.invoice_inbox_items SET channel_context = %s::jsonb WHERE id = %s", [json.dumps(MOVED), item.id]
+    )
 
     index.index_items([item.id])
 

@@ -1,0 +1,275 @@
+"""Benchmark of the read model: sync costs, and the list served from it against a naive JSONB list.
+
+    .venv/bin/python bench/sync_bench.py [--sizes 100000 1000000] [--repeat 15]
+        [--base-url postgres://postgres@127.0.0.1:5432] [--keep]
+
+Creates two databases of its own on the server (``bench_sync_review`` and
+``bench_sync_bookkeeping``; never the test or server databases), builds the
+bookkeeping replica and migrates the review database, then for each size in
+turn (the second adds to the first) fills accounted's table with plain SQL
+(``generate_series``: one row in ten waits for an answer in the app, the rest
+spread over every other state), runs VACUUM ANALYZE as autovacuum would, and
+measures in one process:
+
+- the initial sync (``index.poll()`` on an empty read model);
+- one idle poll (nothing changed) without an index on ``updated_at``, as
+  accounted has it, and with one (created on the benchmark's own replica only);
+- a poll after 100 rows changed, and a full reconcile;
+- the list page and the list API for "needs an answer", with Django's test
+  client as a logged-in superuser;
+- a naive list: the same page's rows and count straight from accounted's
+  table with a JSONB predicate on ``channel_context``.
+
+Medians of ``--repeat`` runs. Both databases are dropped at the end unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import benchdb
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
+
+# What one row in ten .. ten in ten look like (i % 10), as the intake writes them.
+CONTEXTS = [
+    """'{"channel": "whatsapp", "pending_question": {"type": "representation",
+        "asked_at": "2026-11-01T10:00:00.000Z", "status": "moved_to_app"}}'""",
+    """'{"channel": "whatsapp"}'""",
+    """'{"channel": "whatsapp", "caption": "lunch"}'""",
+    """'{"channel": "whatsapp", "pending_question": {"type": "context",
+        "asked_at": "2026-11-29T10:00:00.000Z", "status": "open"}}'""",
+    """'{"channel": "whatsapp", "user_note": "Fika till kundmötet", "context_answer": {"raw_answer":
+        "fika till kundmötet", "answered_at": "2026-11-02T10:00:00.000Z"}, "pending_question": {"type": "context",
+        "asked_at": "2026-11-01T10:00:00.000Z", "status": "answered"}}'""",
+    """'{"channel": "whatsapp", "representation": {"participants": [{"name": "Anna Berg", "company": "Kund AB"}],
+        "purpose": "Projektmöte", "event_date": null, "raw_answer": "Anna Berg, Kund AB. Projektmöte",
+        "answered_at": "2026-11-02T10:00:00.000Z"}, "pending_question": {"type": "representation",
+        "asked_at": "2026-11-01T10:00:00.000Z", "status": "answered"}}'""",
+    """'{"channel": "whatsapp", "representation": {"participants": [], "purpose": null, "event_date": null,
+        "raw_answer": "Nej", "answered_at": "2026-11-02T10:00:00.000Z", "denied": true},
+        "pending_question": {"type": "representation", "asked_at": "2026-11-01T10:00:00.000Z",
+        "status": "answered"}}'""",
+    """'{"channel": "whatsapp", "representation": {"participants": [{"name": "Jakob W", "company": null}],
+        "purpose": null, "event_date": null, "raw_answer": "Jakob W", "answered_at": "2026-11-02T10:00:00.000Z"},
+        "pending_question": {"type": "representation", "asked_at": "2026-11-01T10:00:00.000Z", "status": "open"}}'""",
+    """NULL""",
+    """'{"channel": "whatsapp", "quality": {"resend_requested_at": "2026-11-01T10:00:00.000Z"},
+        "pending_question": {"type": "resend", "asked_at": "2026-11-01T10:00:00.000Z", "status": "answered"}}'""",
+]
+SUPPLIERS = ["Restaurang Prinsen", "Sjöbaren", "Clas Ohlson", "Lindqvists Bageri", "Taxi Stockholm", "SJ"]
+
+NAIVE_ROWS = """
+    SELECT i.id, i.created_at, c.name, i.extracted_data, i.channel_context
+    FROM public.invoice_inbox_items i JOIN public.companies c ON c.id = i.company_id
+    WHERE i.channel_context->'pending_question'->>'status' = 'moved_to_app'
+      AND i.created_supplier_invoice_id IS NULL AND i.created_journal_entry_id IS NULL
+    ORDER BY i.created_at DESC, i.id DESC LIMIT 50
+"""
+NAIVE_COUNT = """
+    SELECT count(*) FROM public.invoice_inbox_items i
+    WHERE i.channel_context->'pending_question'->>'status' = 'moved_to_app'
+      AND i.created_supplier_invoice_id IS NULL AND i.created_journal_entry_id IS NULL
+"""
+
+
+def _setup_django(review_url: str, bookkeeping_url: str) -> None:
+    os.environ["DATABASE_URL"] = review_url
+    os.environ["BOOKKEEPING_DATABASE_URL"] = bookkeeping_url
+    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
+    os.environ["DEBUG"] = "0"
+    os.environ["SECURE_SSL_REDIRECT"] = "0"
+    os.environ["ALLOWED_HOSTS"] = "testserver"
+    os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="bench-sync-media-")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+
+
+def _median(call: Callable[[], Any], repeat: int) -> float:
+    call()  # warm caches and connections
+    timings = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        timings.append((time.perf_counter() - started) * 1000)
+    return statistics.median(timings)
+
+
+def _once(call: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    call()
+    return (time.perf_counter() - started) * 1000
+
+
+def _bookkeeping(sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    from django.db import connections
+
+    with connections["bookkeeping"].cursor() as cursor:
+        cursor.execute(sql, params or [])
+        return cursor.fetchall() if cursor.description else []
+
+
+def _fill_to(size: int) -> float:
+    """Insert rows until accounted's table holds ``size``; the seconds it took."""
+    have = _bookkeeping("SELECT count(*) FROM public.invoice_inbox_items")[0][0]
+    if have >= size:
+        return 0.0
+    started = time.perf_counter()
+    if not _bookkeeping("SELECT 1 FROM public.companies LIMIT 1"):
+        owner = _bookkeeping("INSERT INTO auth.users (email) VALUES ('bench@example.se') RETURNING id")[0][0]
+        _bookkeeping(
+            """INSERT INTO public.companies (name, entity_type, created_by)
+               SELECT 'Företag ' || n || ' AB', 'aktiebolag', %s FROM generate_series(1, 20) n""",
+            [owner],
+        )
+    contexts = ", ".join(f"({n}, {ctx}::jsonb)" for n, ctx in enumerate(CONTEXTS))
+    suppliers = "ARRAY[" + ", ".join(f"'{name}'" for name in SUPPLIERS) + "]"
+    _bookkeeping(
+        f"""
+        WITH companies AS (SELECT array_agg(id ORDER BY id) AS ids, min(created_by::text)::uuid AS owner
+                           FROM public.companies),
+             contexts(n, ctx) AS (VALUES {contexts})
+        INSERT INTO public.invoice_inbox_items
+            (user_id, company_id, source, extracted_data, channel_context, correlation_id, created_at, updated_at)
+        SELECT companies.owner, companies.ids[1 + g %% 20], 'whatsapp',
+               jsonb_build_object('supplier', jsonb_build_object('name', ({suppliers})[1 + g %% 6]),
+                                  'invoice', jsonb_build_object('currency', 'SEK', 'invoiceDate', '2026-11-20'),
+                                  'totals', jsonb_build_object('total', 100 + g %% 900, 'vatAmount', 12)),
+               contexts.ctx, gen_random_uuid(), now() - (g || ' seconds')::interval - interval '1 hour',
+               now() - (g || ' seconds')::interval - interval '1 hour'
+        FROM generate_series(%s, %s) g, companies, contexts WHERE contexts.n = g %% 10
+        """,  # noqa: S608 - constants of this script
+        [have + 1, size],
+    )
+    _bookkeeping("VACUUM ANALYZE public.invoice_inbox_items")  # as autovacuum would after a load
+    return time.perf_counter() - started
+
+
+def _reset_read_model() -> None:
+    from django.db import connections
+
+    from reviewapp.models import SyncState
+
+    with connections["default"].cursor() as cursor:
+        cursor.execute("TRUNCATE reviewapp_indexeditem")
+    SyncState.objects.all().delete()
+
+
+def measure(size: int, repeat: int) -> dict[str, Any]:
+    from django.conf import settings
+    from django.contrib.auth.models import User
+    from django.db import connections
+    from django.test import Client, override_settings
+
+    from reviewapp import index
+
+    figures: dict[str, Any] = {"size": size, "fill_s": _fill_to(size)}
+    _reset_read_model()
+    started = time.perf_counter()
+    index.poll()
+    figures["initial_sync_s"] = time.perf_counter() - started
+    with connections["default"].cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE reviewapp_indexeditem")
+    figures["idle_poll_ms"] = _median(index.poll, repeat)
+    _bookkeeping("CREATE INDEX bench_updated_at_idx ON public.invoice_inbox_items (updated_at)")
+    _bookkeeping("ANALYZE public.invoice_inbox_items")
+    figures["idle_poll_indexed_ms"] = _median(index.poll, repeat)
+    _bookkeeping("DROP INDEX bench_updated_at_idx")
+    ids = [row[0] for row in _bookkeeping("SELECT id FROM public.invoice_inbox_items ORDER BY random() LIMIT 100")]
+    _bookkeeping(
+        "UPDATE public.invoice_inbox_items SET channel_context = jsonb_set(coalesce(channel_context, '{}'),"
+        " '{user_note}', '\"bench\"') WHERE id = ANY(%s)",
+        [ids],
+    )
+    figures["poll_100_changed_ms"] = _once(index.poll)
+    figures["reconcile_s"] = _once(index.reconcile) / 1000
+
+    user, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
+    client = Client()
+    client.force_login(user)
+    plain_static = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    with override_settings(STORAGES=plain_static):  # no collectstatic manifest needed
+        for label, path in (("list_ms", "/?state=needs_answer"), ("api_ms", "/api/items?state=needs_answer")):
+            assert client.get(path).status_code == 200, path
+            figures[label] = _median(lambda path=path: client.get(path), repeat)  # type: ignore[misc]
+    figures["naive_rows_ms"] = _median(lambda: _bookkeeping(NAIVE_ROWS), repeat)
+    figures["naive_count_ms"] = _median(lambda: _bookkeeping(NAIVE_COUNT), repeat)
+    figures["naive_ms"] = figures["naive_rows_ms"] + figures["naive_count_ms"]
+    figures["needs_answer"] = _bookkeeping(NAIVE_COUNT)[0][0]
+    return figures
+
+
+def _table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        ("rows in accounted's table", "size", "{:,}"),
+        ("fill with plain SQL (s)", "fill_s", "{:.1f}"),
+        ("initial sync (s)", "initial_sync_s", "{:.1f}"),
+        ("idle poll, no index on updated_at (ms)", "idle_poll_ms", "{:.1f}"),
+        ("idle poll, with an index on updated_at (ms)", "idle_poll_indexed_ms", "{:.1f}"),
+        ("poll after 100 rows changed (ms)", "poll_100_changed_ms", "{:.1f}"),
+        ("full reconcile (s)", "reconcile_s", "{:.1f}"),
+        ("list page, needs answer (ms)", "list_ms", "{:.1f}"),
+        ("list API, needs answer (ms)", "api_ms", "{:.1f}"),
+        ("naive list: JSONB predicate, rows + count (ms)", "naive_ms", "{:.1f}"),
+    ]
+    lines = ["| | " + " | ".join(f"{r['size']:,}" for r in results) + " |", "| --- |" + " ---: |" * len(results)]
+    for label, key, fmt in rows[1:]:
+        lines.append(f"| {label} | " + " | ".join(fmt.format(r[key]) for r in results) + " |")
+    for r in results:
+        lines.append(
+            f"\n{r['size']:,} rows: naive / API = {r['naive_ms'] / r['api_ms']:.1f}×, "
+            f"naive / list page = {r['naive_ms'] / r['list_ms']:.1f}× ({r['needs_answer']:,} need an answer)"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--base-url", default=DEFAULT_BASE)
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
+    args = parser.parse_args()
+    review_url = f"{args.base_url}/bench_sync_review"
+    bookkeeping_url = f"{args.base_url}/bench_sync_bookkeeping"
+    benchdb.recreate_database(review_url)
+    benchdb.recreate_database(bookkeeping_url)
+    try:
+        _setup_django(review_url, bookkeeping_url)
+        from django.core.management import call_command
+
+        from reviewapp.bookkeeping import replica
+
+        call_command("migrate", verbosity=0)
+        replica.create()
+        results = []
+        for size in sorted(args.sizes):
+            results.append(measure(size, args.repeat))
+            print(f"done: {size:,} rows", file=sys.stderr)
+        print(_table(results))
+    finally:
+        if not args.keep:
+            from django.db import connections
+
+            connections.close_all()
+            benchdb.recreate_database(review_url, drop_only=True)
+            benchdb.recreate_database(bookkeeping_url, drop_only=True)
+
+
+if __name__ == "__main__":
+    main()
