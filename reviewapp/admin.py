@@ -1,22 +1,30 @@
 """Django admin registrations.
 
-The inbox item changelist shows the list's read model, filtered on the same
-state keys and the same URL parameter as the list and the API
-(``?state=needs_answer``). Everything is read-only here: accounted's intake
-and the answer flow own the items, and both keep an audit trail an admin
-edit would bypass. accounted's own tables are not in this admin at all.
+The inbox item changelist (``/admin/reviewapp/indexeditem/``) shows the
+list's read model, filtered on the same state keys, question types and
+companies under the same URL parameters as the list and the API
+(``?state=needs_answer&company=<id>``), and searched with the list's search.
+Everything is read-only here: accounted's intake and the answer flow own the
+items, and both keep an audit trail an admin edit would bypass; the read
+model is recomputed from accounted's rows anyway. accounted's own tables are
+not in this admin at all (the company filter only reads their names).
 """
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 from django.contrib import admin
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import inbox, states
+from reviewapp.bookkeeping.models import Company
 from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, IndexedItem
 
 
@@ -50,20 +58,47 @@ class QuestionTypeFilter(admin.SimpleListFilter):
         return queryset
 
 
+class CompanyFilter(admin.SimpleListFilter):
+    """accounted's companies by name (archived ones too), as the list's company menu."""
+
+    title = _("company")
+    parameter_name = "company"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, Any]]:
+        return [(str(pk), name) for pk, name in Company.objects.order_by("name", "id").values_list("id", "name")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        try:
+            company_id = uuid.UUID(str(self.value()))
+        except ValueError:
+            return queryset
+        return queryset.filter(company_id=company_id)
+
+
+def _pretty_json(value: object) -> str:
+    return format_html('<pre class="readonly-json">{}</pre>', json.dumps(value, indent=2, ensure_ascii=False))
+
+
 @admin.register(IndexedItem)
 class IndexedItemAdmin(admin.ModelAdmin):
     """The list's read model, never an editor: every column is derived from accounted's row."""
 
     list_display = ("created_at", "company_name", "supplier", "total_amount", "state_labels", "open_question_type")
-    list_filter = (StateFilter, QuestionTypeFilter)
+    list_filter = (StateFilter, QuestionTypeFilter, CompanyFilter)
     search_fields = ("search_text",)
+    # A filtered page counts its own rows only: no second COUNT(*) over the
+    # whole read model (a million rows) just to print "of N total".
+    show_full_result_count = False
     search_help_text = _("Supplier, participant, purpose, note or the start of the item id.")
     fields = (
         "id",
+        "item_page",
         "company_id",
         "company_name",
         "created_at",
         "source_updated_at",
+        "supplier",
+        "total_amount",
         "document_id",
         "whatsapp_message_id",
         "correlation_id",
@@ -71,6 +106,8 @@ class IndexedItemAdmin(admin.ModelAdmin):
         "open_question_type",
         "open_question_asked_at",
         "malformed_reason",
+        "summary_json",
+        "search_text",
         "indexed_at",
     )
     readonly_fields = fields
@@ -106,6 +143,17 @@ class IndexedItemAdmin(admin.ModelAdmin):
     def state_labels(self, item: IndexedItem) -> str:
         return ", ".join(str(states.STATE_LABELS[key]) for key in item.state_keys)
 
+    @admin.display(description=_("item page"))
+    def item_page(self, item: IndexedItem) -> str:
+        # The live row (channel_context, the document, the answer form) is
+        # on the app's own item page, not here.
+        url = reverse("item_detail", args=[item.pk])
+        return format_html('<a href="{}">{}</a>', url, _("Open the item in the app"))
+
+    @admin.display(description=_("summary"))
+    def summary_json(self, item: IndexedItem) -> str:
+        return _pretty_json(item.summary)
+
 
 @admin.register(ClarificationEvent)
 class ClarificationEventAdmin(admin.ModelAdmin):
@@ -130,8 +178,8 @@ class ApiTokenAdmin(admin.ModelAdmin):
     """Tokens are created by ``manage.py create_api_token`` (which shows the
     token once); here they can be seen by prefix and revoked by deleting."""
 
-    list_display = ("prefix", "user", "created_at", "last_used_at")
-    fields = ("prefix", "user", "created_at", "last_used_at")
+    list_display = ("prefix", "name", "user", "created_at", "last_used_at", "expires_at")
+    fields = ("prefix", "name", "user", "created_at", "last_used_at", "expires_at")
     readonly_fields = fields
     list_select_related = ("user",)
 

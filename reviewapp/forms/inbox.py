@@ -47,6 +47,16 @@ class PageSizeField(forms.TypedChoiceField):
         return initial if data in (None, "") else data
 
 
+class CompanyChoiceField(forms.ModelChoiceField):
+    """accounted's companies by name. An archived company still filters (its
+    items stay in the list) and says it is archived."""
+
+    def label_from_instance(self, obj: Company) -> str:
+        if obj.archived_at is not None:
+            return _("%(name)s (archived)") % {"name": obj.name}
+        return obj.name
+
+
 class InboxFilterForm(forms.Form):
     state = forms.MultipleChoiceField(
         label=_("State"),
@@ -60,9 +70,10 @@ class InboxFilterForm(forms.Form):
         choices=[("", _("Any")), *((key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES)],
         required=False,
     )
-    company = forms.ModelChoiceField(
+    company = CompanyChoiceField(
         label=_("Company"),
-        queryset=Company.objects.order_by("name", "id"),
+        # accounted's companies table, in the bookkeeping database.
+        queryset=Company.objects.only("id", "name", "archived_at").order_by("name", "id"),
         required=False,
         empty_label=_("All companies"),
     )

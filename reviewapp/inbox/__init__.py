@@ -12,10 +12,12 @@ these functions, so they cannot disagree about which items a link means.
 - ``sorting``: the sort orders, and ``neighbours`` (previous/next by keyset);
 - ``counts``: ``facet_counts`` from the tally, one aggregate, or capped;
 - ``page``: ``list_page``, one page of rows with their counts;
+- ``freshness``: how old the read model is (``Freshness``).
 """
 
 from reviewapp.inbox.counts import COUNT_CAP, Counts, facet_counts
 from reviewapp.inbox.counts import _tally_counts as _tally_counts
+from reviewapp.inbox.freshness import STALE_AFTER, Freshness
 from reviewapp.inbox.page import ListPage, OpenQuestionView, Row, list_page, open_question_of, page_rows
 from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query, search_condition
 from reviewapp.inbox.sorting import SORTS, SortKey, after_condition, neighbours, ordered
@@ -23,7 +25,9 @@ from reviewapp.inbox.sorting import SORTS, SortKey, after_condition, neighbours,
 __all__ = [
     "COUNT_CAP",
     "SORTS",
+    "STALE_AFTER",
     "Counts",
+    "Freshness",
     "ListPage",
     "ListQuery",
     "OpenQuestionView",

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from reviewapp import states
+from reviewapp import index, states
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE
 from reviewapp.inbox.counts import Counts, facet_counts
+from reviewapp.inbox.freshness import Freshness
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem
@@ -65,11 +66,7 @@ class Row:
 
     @classmethod
     def of(cls, item: IndexedItem, now: dt.datetime) -> Row:
-        return cls(
-            item=item,
-            states=tuple(key for key in states.STATE_KEYS if getattr(item, states.STATE_FIELDS[key])),
-            open_question=open_question_of(item, now),
-        )
+        return cls(item=item, states=item.state_keys, open_question=open_question_of(item, now))
 
     @property
     def badges(self) -> list[tuple[str, str]]:
@@ -84,6 +81,9 @@ class ListPage:
     number: int
     num_pages: int
     page_size: int = field(default=DEFAULT_PAGE_SIZE)
+    # When ``sync_index`` last caught up with accounted. Read before the
+    # rows, so the rows are at least this fresh.
+    freshness: Freshness = field(default_factory=lambda: Freshness(indexed_at=None, now=timezone.now()))
 
     @property
     def count(self) -> int:
@@ -111,7 +111,7 @@ class ListPage:
 
 
 def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
-    """The rows of page ``number``, with their company.
+    """The rows of page ``number``.
 
     The page's ids are found first, in a subquery the sort's index answers
     alone (an index-only scan, no table rows read for the skipped pages);
@@ -125,14 +125,22 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
 def list_page(query: ListQuery) -> ListPage:
     """One page of the list with its counts, in a fixed number of queries.
 
-    Queries: the counts, the rows.
-    A page past the end shows the last page, as Django's ``Paginator.get_page``.
+    Queries: when the index last caught up, the counts, the rows; all in the
+    review database. A page past the end shows the last page, as Django's
+    ``Paginator.get_page``.
     """
+    indexed_at = index.last_poll_at()
     counts = facet_counts(query)
     num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)
     now = timezone.now()
     rows = [Row.of(item, now) for item in page_rows(query, number)]
     return ListPage(
-        query=query, rows=rows, counts=counts, number=number, num_pages=num_pages, page_size=query.page_size
+        query=query,
+        rows=rows,
+        counts=counts,
+        number=number,
+        num_pages=num_pages,
+        page_size=query.page_size,
+        freshness=Freshness(indexed_at=indexed_at, now=now),
     )

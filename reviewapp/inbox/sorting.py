@@ -17,8 +17,8 @@ from reviewapp.models import IndexedItem
 @dataclass(frozen=True, slots=True)
 class SortKey:
     """One column of a sort order. NULL sorts after every value ascending
-    (PostgreSQL's default, made explicit so SQLite agrees), so ascending
-    indexes serve the bookkeeper's queue without a sort step."""
+    (PostgreSQL's default, made explicit), so ascending indexes serve the
+    bookkeeper's queue without a sort step."""
 
     field: str
     descending: bool = False
@@ -115,11 +115,22 @@ def _first_after(items: QuerySet[IndexedItem], keys: Sequence[SortKey], item: In
 def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None, IndexedItem | None]:
     """The previous and next item in the list ``query`` describes.
 
+    ``item`` is the item's row in the read model (``IndexedItem``), not
+    accounted's live ``InboxItem``: the list orders and filters on the read
+    model, so the position must come from there too. Callers holding the live
+    row fetch it by primary key::
+
+        indexed = IndexedItem.objects.filter(pk=live_item.pk).first()
+        previous, following = neighbours(indexed, request.GET) if indexed else (None, None)
+
+    (``None`` means the item has not been indexed yet: ``index.index_items``
+    indexes it at once.)
+
     ``query`` is the list's query string as the item page received it;
     invalid parameters fall back to the defaults, ``page`` is ignored. The
     position is read from ``item`` as passed in (its ``created_at`` and
     ``open_question_asked_at``), and ``item`` need not match the filter any
-    more: called with the item as it was listed, just before answering its
+    more: called with the row as it was listed, just before answering its
     question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"))[1]``
     is the next item in the bookkeeper's queue.
     """

@@ -12,7 +12,6 @@ from django.urls import reverse
 from django.utils.formats import number_format
 from django.views.decorators.http import require_safe
 
-import clarifications
 from reviewapp import inbox, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
@@ -61,6 +60,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "page": page,
         "facets": _facets(page),
+        "freshness": page.freshness,
         "count_shown": _shown(page.count, page.counts),
         # Each row links to the item page with this list's query string, so
         # the item page can offer previous/next within it and a way back.
@@ -102,6 +102,9 @@ def _row_json(row: inbox.Row) -> dict[str, Any]:
             "window_ends_at": _iso(question.window_ends_at),
         },
         "summary": item.summary,
+        # Why the row is malformed (what analyse found, or why its JSON could
+        # not be read at all); null when it is not.
+        "malformed_reason": item.malformed_reason or None,
     }
 
 
@@ -117,6 +120,9 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     limit = counts.limit if not counts.exact and counts.limit is not None else None
     return JsonResponse(
         {
+            # When the read model last caught up with accounted (null: never):
+            # the rows are at least this fresh.
+            "indexed_at": _iso(page.freshness.indexed_at),
             # With a search or a date range rows are counted up to
             # inbox.COUNT_CAP. Past it "exact" is false, "count" is the cap
             # (meaning "more") and each facet is a lower bound.

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from reviewapp.api_auth import create_token
 from tests import factories
-from tests.inbox.helpers import denial, note, pending
+from tests.inbox.helpers import denial, journal_entry, note, pending
 
 pytestmark = pytest.mark.django_db
 
@@ -44,6 +44,23 @@ def test_it_returns_the_count_facets_and_rows(qa_client, company):
     assert row["summary"]["openQuestion"] == {"type": "representation", "status": "open"}
 
 
+def test_a_booked_item_is_listed_as_booked_without_a_question_to_answer(qa_client, company):
+    item = factories.make_item(
+        company=company,
+        channel_context=pending("moved_to_app", type_="representation"),
+        created_journal_entry_id=journal_entry(company),
+    )
+    data = qa_client.get(URL).json()
+    [row] = data["results"]
+    assert row["id"] == str(item.id)
+    assert row["states"] == ["booked"]
+    assert row["open_question"] is None
+    assert data["facets"]["booked"] == 1
+    assert data["facets"]["needs_answer"] == 0
+    # The summary still says what the chat left open; only the list's queue drops it.
+    assert row["summary"]["openQuestion"] == {"type": "representation", "status": "moved_to_app"}
+
+
 def test_an_item_without_answers_has_no_summary_and_no_open_question(qa_client):
     factories.make_item(channel_context=None)
     [row] = qa_client.get(URL).json()["results"]
@@ -62,9 +79,13 @@ def test_an_item_without_answers_has_no_summary_and_no_open_question(qa_client):
         "q=kontors",
         "sort=question_age&state=waiting_in_chat",
         "received_from=2020-01-01",
+        "state=booked",
     ],
 )
-def test_the_api_and_the_page_show_the_same_items_and_numbers(qa_client, query):
+def test_the_api_and_the_page_show_the_same_items_and_numbers(qa_client, query, company):
+    factories.make_item(
+        company=company, channel_context=pending("moved_to_app"), created_journal_entry_id=journal_entry(company)
+    )
     factories.make_item(channel_context={**denial(), **pending("moved_to_app", type_="resend")})
     factories.make_item(channel_context=pending("moved_to_app", type_="context"))
     factories.make_item(channel_context=pending("open", asked_at="2026-11-02T09:00:00Z"))

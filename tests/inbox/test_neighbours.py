@@ -1,4 +1,8 @@
-"""Previous/next within a list link: what the item page and the answer flow use."""
+"""Previous/next within a list link: what the item page and the answer flow use.
+
+``neighbours`` takes the item's row in the read model (the callers fetch it
+by primary key) and returns read-model rows.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,23 @@ import datetime as dt
 import pytest
 from django.http import QueryDict
 
+from reviewapp import index
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.inbox import neighbours
-from reviewapp.models import InboxItem
+from reviewapp.models import IndexedItem
 from tests import factories
-from tests.inbox.helpers import note, pending
+from tests.inbox.helpers import indexed, journal_entry, note, pending
 
 pytestmark = pytest.mark.django_db
 
 T0 = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 
 
-def _at(hours: float, **extra: object) -> InboxItem:
-    return factories.make_item(created_at=T0 + dt.timedelta(hours=hours), **extra)
+def _at(hours: float, **extra: object) -> IndexedItem:
+    return indexed(factories.make_item(created_at=T0 + dt.timedelta(hours=hours), **extra).id)
 
 
-def _walk(start: InboxItem, query: str, direction: int) -> list[InboxItem]:
+def _walk(start: IndexedItem, query: str, direction: int) -> list[IndexedItem]:
     seen = [start]
     while True:
         found = neighbours(seen[-1], QueryDict(query))[direction]
@@ -41,8 +47,7 @@ def test_next_is_the_older_item_in_the_default_newest_first_list():
 def test_walking_next_and_previous_visits_every_item_once_even_with_equal_timestamps():
     # Rows inserted in one transaction share created_at: the id breaks the tie.
     items = [_at(1), _at(1), _at(1), _at(0), _at(2), _at(2)]
-    newest_first = list(InboxItem.objects.order_by("-created_at", "-id"))
-    assert set(newest_first) == set(items)
+    newest_first = sorted(items, key=lambda row: (row.created_at, row.id), reverse=True)
     assert _walk(newest_first[0], "", 1) == newest_first
     assert _walk(newest_first[-1], "", 0) == newest_first[::-1]
 
@@ -52,6 +57,14 @@ def test_neighbours_stay_within_the_state_filter():
     _at(1, channel_context=note("kontorsmaterial"))
     last = _at(2, channel_context=pending("moved_to_app"))
     assert neighbours(last, QueryDict("state=needs_answer")) == (None, first)
+
+
+def test_neighbours_stay_within_the_company_filter():
+    acme = factories.make_company(name="Acme AB")
+    first = _at(0, company=acme)
+    _at(1)
+    last = _at(2, company=acme)
+    assert neighbours(last, QueryDict(f"company={acme.id}")) == (None, first)
 
 
 def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last():
@@ -67,10 +80,24 @@ def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last():
 def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed():
     first = _at(0, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
     second = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-02T09:00:00Z"))
-    as_listed = InboxItem.objects.get(pk=first.pk)
-    first.channel_context = note("answered in the app")
-    first.save()
+    as_listed = IndexedItem.objects.get(pk=first.pk)
+    # The answer is written to accounted's row and indexed at once.
+    live = InboxItem.objects.get(pk=first.pk)
+    live.channel_context = note("answered in the app")
+    live.save(update_fields=["channel_context"])
+    index.index_items([live.pk])
+    assert not indexed(first.pk).state_needs_answer
     assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"))[1] == second
+
+
+def test_a_booked_item_leaves_the_queue_of_questions_to_answer():
+    company = factories.make_company()
+    first = _at(0, company=company, channel_context=pending("moved_to_app"))
+    booked = _at(1, company=company, channel_context=pending("moved_to_app"))
+    last = _at(2, company=company, channel_context=pending("moved_to_app"))
+    InboxItem.objects.filter(pk=booked.pk).update(created_journal_entry_id=journal_entry(company))
+    index.index_items([booked.pk])
+    assert neighbours(last, QueryDict("state=needs_answer")) == (None, first)
 
 
 def test_invalid_parameters_fall_back_to_the_defaults():
