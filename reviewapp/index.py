@@ -74,6 +74,7 @@ _COLUMNS: Final = (
     *((field, "boolean") for field in states.STATE_FIELDS.values()),
     ("open_question_type", "text"),
     ("open_question_asked_at", "timestamptz"),
+    ("moved_to_app_at", "timestamptz"),
     ("search_text", "text"),
     ("summary", "jsonb"),
     ("malformed_reason", "text"),
@@ -141,10 +142,39 @@ def index_values(row: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+def _moved_to_app_at(values: list[dict[str, Any]]) -> None:
+    """When each question needing an answer moved to the app (the queue's order).
+
+    accounted's sweep records ``ChannelQuestionExpired`` when it moves a
+    question; a question over the chat's budget is moved as it is asked,
+    with no event: then ``asked_at`` is the moment.
+    """
+    waiting = [v for v in values if v["state_needs_answer"]]
+    for v in values:
+        v["moved_to_app_at"] = v["open_question_asked_at"] if v["state_needs_answer"] else None
+    if not waiting:
+        return
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            """SELECT h.aggregate_id, max(h.occurred_at)
+               FROM public.processing_history h
+               JOIN unnest(%s::uuid[], %s::uuid[]) AS w(company_id, item_id)
+                 ON h.company_id = w.company_id AND h.aggregate_type = 'System' AND h.aggregate_id = w.item_id
+               WHERE h.event_type = 'ChannelQuestionExpired'
+               GROUP BY h.aggregate_id""",
+            [[v["company_id"] for v in waiting], [v["id"] for v in waiting]],
+        )
+        expired = {str(item_id): moment for item_id, moment in cursor.fetchall()}
+    for v in waiting:
+        if v["id"] in expired:
+            v["moved_to_app_at"] = expired[v["id"]].isoformat()
+
+
 def _write(rows: Iterable[Sequence[Any]]) -> int:
     values = [index_values(row) for row in rows]
     if not values:
         return 0
+    _moved_to_app_at(values)
     try:
         payload = orjson.dumps(values).decode()
     except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
