@@ -14,8 +14,9 @@ BOOKKEEPING_DB = "bookkeeping"
 
 
 class BookkeepingRouter:
-    def _db_for(self, model: Any) -> str:
-        return BOOKKEEPING_DB if model._meta.app_label == BOOKKEEPING_APP else "default"
+    def _db_for(self, model_or_instance: Any) -> str:
+        # _meta, not type(): request.user is a lazy object whose type is not the model.
+        return BOOKKEEPING_DB if model_or_instance._meta.app_label == BOOKKEEPING_APP else "default"
 
     def db_for_read(self, model: Any, **hints: Any) -> str:
         return self._db_for(model)
@@ -25,7 +26,7 @@ class BookkeepingRouter:
 
     def allow_relation(self, obj1: Any, obj2: Any, **hints: Any) -> bool | None:
         # A relation across the two databases cannot be a join; only within one.
-        return self._db_for(type(obj1)) == self._db_for(type(obj2))
+        return self._db_for(obj1) == self._db_for(obj2)
 
     def allow_migrate(self, db: str, app_label: str, model_name: str | None = None, **hints: Any) -> bool:
         return db != BOOKKEEPING_DB and app_label != BOOKKEEPING_APP

@@ -24,6 +24,13 @@ def _fast_and_local(settings, tmp_path):  # type: ignore[no-untyped-def]
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "documents": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": tmp_path / "documents"},
+        },
+    }
 
 
 @pytest.fixture(autouse=True)

@@ -1,27 +1,33 @@
 """The item page's content, built once for the page and the API alike.
 
-``describe_item`` gathers everything the item page shows: the analysis of
-``channel_context``, the prompt lines and agent view exactly as
-``clarifications`` renders them, the verifikat notes (and why they are empty
-when they are), the one open question with its owner and deadlines, what the
-human said, and the event history with what each app answer changed. The
-HTML page and ``GET /api/items/<id>`` both render this one ``ItemView``, so
-they cannot disagree.
+``describe_item`` gathers everything the item page shows about one live row
+of accounted's ``invoice_inbox_items``: the analysis of ``channel_context``,
+the prompt lines and agent view exactly as ``clarifications`` renders them,
+the verifikat notes (and why they are empty when they are), the one open
+question with its owner and deadlines, what the human said, whether it is
+booked, and the history from accounted's ``processing_history`` and the
+app's own answer log. A row whose JSON cannot be decoded gets a view with
+only the reason. The HTML page and ``GET /api/items/<id>`` both render this
+one ``ItemView``, so they cannot disagree.
 
 - ``item_view``: ``ItemView`` and its parts, with their JSON;
 - ``describe``: ``describe_item`` and ``item_json``, which build them;
+- ``history``: the two logs, merged (``item_history``);
+- ``changes``: what an app answer changed;
 - ``labels``: the words shown, and why the notes or the agent view are empty.
 """
 
+from reviewapp.items.changes import answer_change, lines_of
 from reviewapp.items.describe import (
-    answer_change,
     describe_item,
     document_id_of,
+    document_json,
     document_kind,
     item_json,
-    lines_of,
     page_queryset,
+    unreadable_columns,
 )
+from reviewapp.items.history import HISTORY_LIMIT, item_history, merge
 from reviewapp.items.item_view import (
     AnswerChange,
     EventView,
@@ -31,6 +37,7 @@ from reviewapp.items.item_view import (
     OpenQuestionView,
     PersonView,
     StateBadge,
+    UnreadableColumn,
 )
 from reviewapp.items.labels import (
     AGENT_CAPTION_ONLY,
@@ -53,6 +60,7 @@ __all__ = [
     "AGENT_MALFORMED",
     "AGENT_NO_ANSWERS",
     "EVENT_LABELS",
+    "HISTORY_LIMIT",
     "NOTES_EMPTY_DENIED",
     "NOTES_EMPTY_MALFORMED",
     "NOTES_EMPTY_NOTHING_FOR_VOUCHER",
@@ -67,14 +75,19 @@ __all__ = [
     "OpenQuestionView",
     "PersonView",
     "StateBadge",
+    "UnreadableColumn",
     "answer_change",
     "channel_label",
     "describe_item",
     "document_id_of",
+    "document_json",
     "document_kind",
+    "item_history",
     "item_json",
     "lines_of",
+    "merge",
     "page_queryset",
     "question_what",
     "state_label",
+    "unreadable_columns",
 ]

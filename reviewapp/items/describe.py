@@ -1,31 +1,31 @@
-"""Building the ``ItemView`` from an item and its events, and the item's API JSON."""
+"""Building the ``ItemView`` from an item and its history, and the item's API JSON."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final, cast
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 
 import clarifications
 from reviewapp import states
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable
+from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
-    AnswerChange,
     EventView,
     HumanSaid,
     ItemView,
-    KeyChange,
     OpenQuestionView,
     PersonView,
+    UnreadableColumn,
     _iso,
 )
 from reviewapp.items.labels import (
-    EVENT_LABELS,
     _agent_explanation,
     _notes_explanation,
     channel_label,
     question_what,
 )
-from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 
 
@@ -39,9 +39,8 @@ def _dict(value: object) -> dict[str, Any]:
 
 
 def page_queryset() -> QuerySet[InboxItem]:
-    """Items with everything ``describe_item`` reads, in a fixed number of queries."""
-    events = ClarificationEvent.objects.select_related("actor").order_by("occurred_at", "id")
-    return InboxItem.objects.select_related("company").prefetch_related(Prefetch("events", queryset=events))
+    """The live rows with what the page shows beside them: the company and the document."""
+    return InboxItem.objects.select_related("company", "document")
 
 
 def document_id_of(item: InboxItem) -> str | None:
@@ -55,11 +54,20 @@ def document_id_of(item: InboxItem) -> str | None:
     return None if value is None else str(value)
 
 
+def unreadable_columns(item: InboxItem) -> tuple[UnreadableColumn, ...]:
+    """The row's JSON columns Python cannot decode, with why and how large they are."""
+    return tuple(
+        UnreadableColumn(column=name, reason=value.reason, size=value.size)
+        for name, value in (("channel_context", item.channel_context), ("extracted_data", item.extracted_data))
+        if isinstance(value, Undecodable)
+    )
+
+
 def _open_question(
     summary: clarifications.Clarifications | None,
     ctx: object,
     lines: tuple[str, ...],
-    events: list[ClarificationEvent],
+    events: Sequence[EventView],
 ) -> OpenQuestionView | None:
     question = summary.open_question if summary is not None else None
     if question is None or summary is None:
@@ -69,7 +77,7 @@ def _open_question(
     gave_up_at = None
     if question.status == "moved_to_app":
         gave_up_at = chat_keeps_until
-        # The expire job's own record of when it moved the question wins over arithmetic.
+        # accounted's expiry cron records when it moved the question: that wins over arithmetic.
         for event in events:
             if (
                 event.event_type == ClarificationEvent.EXPIRED
@@ -115,62 +123,46 @@ def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> H
     )
 
 
-def lines_of(channel_context: object) -> tuple[str, ...]:
-    summary = clarifications.analyse(channel_context).summary
-    return tuple(clarifications.render_lines(summary)) if summary is not None else ()
+def _state_keys(item: InboxItem) -> tuple[str, ...]:
+    found = states.compute(item.channel_context, item.extracted_data, booked=item.is_booked).states
+    return tuple(key for key in states.STATE_KEYS if key in found)
 
 
-def answer_change(payload: object) -> AnswerChange | None:
-    """The before/after of an answer, from an event payload holding both.
-
-    Only the app's answers carry ``{"before": ..., "after": ...}``; a chat
-    answer's payload does not, and gets None.
-    """
-    data = _dict(payload)
-    if "before" not in data or "after" not in data:
-        return None
-    before, after = data["before"], data["after"]
-    old, new = _dict(before), _dict(after)
-    changes = [
-        KeyChange(key, "added" if key not in old else "changed") for key in new if old.get(key, _MISSING) != new[key]
-    ]
-    changes += [KeyChange(key, "removed") for key in old if key not in new]
-    return AnswerChange(changed_keys=tuple(changes), lines_before=lines_of(before), lines_after=lines_of(after))
-
-
-_MISSING: Final = object()
-
-
-def _actor(event: ClarificationEvent) -> str:
-    user = event.actor
-    if user is not None:
-        return user.get_full_name() or user.get_username()
-    return event.actor_label
-
-
-def _event_view(event: ClarificationEvent) -> EventView:
-    change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
-    return EventView(
-        event_type=event.event_type,
-        label=str(EVENT_LABELS.get(event.event_type, event.event_type)),
-        question_type=event.question_type,
-        question_label=str(states.QUESTION_TYPE_LABELS.get(event.question_type, event.question_type)),
-        occurred_at=event.occurred_at,
-        actor=_actor(event),
-        channel=event.channel,
-        channel_label=channel_label(event.channel),
-        change=change,
+def _unreadable_view(
+    item: InboxItem, unreadable: tuple[UnreadableColumn, ...], events: Sequence[EventView]
+) -> ItemView:
+    """A row whose JSON cannot be decoded: no rendering, only why."""
+    return ItemView(
+        document_id=document_id_of(item),
+        booked=item.is_booked,
+        unreadable=unreadable,
+        summary=None,
+        summary_json=None,
+        problems=(),
+        states=_state_keys(item),
+        lines=None,
+        agent_view=None,
+        notes=None,
+        notes_explanation=None,
+        agent_explanation=None,
+        open_question=None,
+        human=None,
+        events=tuple(events),
+        channel_context=item.channel_context,
     )
 
 
-def describe_item(item: InboxItem, events: list[ClarificationEvent] | None = None) -> ItemView:
-    """Build the item page's content from one item and its events.
+def describe_item(item: InboxItem, events: Sequence[EventView] | None = None) -> ItemView:
+    """Build the item page's content from one live row and its history.
 
-    ``events`` defaults to ``item.events.all()``, which costs no query when
-    the item came from ``page_queryset()``.
+    ``events`` defaults to the item's merged history (``item_history``);
+    pass a list (even empty) to render without touching the databases.
     """
     if events is None:
-        events = list(item.events.all())
+        events = item_history(item)
+    unreadable = unreadable_columns(item)
+    if unreadable:
+        return _unreadable_view(item, unreadable, events)
     ctx = item.channel_context
     document_id = document_id_of(item)
     # The five outputs come from render_case, so the page and the API show
@@ -179,18 +171,18 @@ def describe_item(item: InboxItem, events: list[ClarificationEvent] | None = Non
     case = clarifications.render_case(
         {"channel_context": ctx, "item": {"document_id": document_id, "extracted_data": item.extracted_data}}
     )
-    analysis = clarifications.analyse(ctx)
-    summary = analysis.summary
+    summary = clarifications.analyse(ctx).summary
     lines = tuple(cast("list[str]", case["lines"]))
     notes = cast("str | None", case["notes"])
     problems = tuple(cast("list[str]", case["problems"]))
-    found = states.states_of(analysis)
     return ItemView(
         document_id=document_id,
+        booked=item.is_booked,
+        unreadable=(),
         summary=summary,
         summary_json=cast("dict[str, Any] | None", case["summary"]),
         problems=problems,
-        states=tuple(key for key in states.STATE_KEYS if key in found),
+        states=_state_keys(item),
         lines=lines,
         agent_view=tuple(cast("list[str]", case["agent_view"])),
         notes=notes,
@@ -198,29 +190,42 @@ def describe_item(item: InboxItem, events: list[ClarificationEvent] | None = Non
         agent_explanation=_agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
         human=_human_said(summary, ctx),
-        events=tuple(_event_view(event) for event in events),
+        events=tuple(events),
         channel_context=ctx,
     )
 
 
+_IMAGE_TYPES: Final = ("image/png", "image/jpeg", "image/gif", "image/webp")
 _IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".gif", ".webp")
 
 
-def document_kind(item: InboxItem) -> str | None:
+def document_kind(document: DocumentAttachment | None) -> str | None:
     """How the page shows the receipt file: ``image``, ``pdf``, ``file`` or None.
 
-    Decided from the name so the page never opens the file; the file view
-    checks the bytes and refuses to show anything but an image or a PDF inline.
+    Decided from the stored mime type and name so the page never opens the
+    file; the file view checks the bytes and refuses to show anything but an
+    image or a PDF inline.
     """
-    name = item.document_file.name if item.document_file else ""
-    if not name:
+    if document is None:
         return None
-    lower = name.lower()
-    if lower.endswith(_IMAGE_SUFFIXES):
+    mime = (document.mime_type or "").split(";")[0].strip().lower()
+    name = document.file_name.lower()
+    if mime in _IMAGE_TYPES or (not mime and name.endswith(_IMAGE_SUFFIXES)):
         return "image"
-    if lower.endswith(".pdf"):
+    if mime == "application/pdf" or (not mime and name.endswith(".pdf")):
         return "pdf"
     return "file"
+
+
+def document_json(document: DocumentAttachment | None) -> dict[str, Any] | None:
+    if document is None:
+        return None
+    return {
+        "id": str(document.pk),
+        "file_name": document.file_name,
+        "mime_type": document.mime_type,
+        "size_bytes": document.file_size_bytes,
+    }
 
 
 def item_json(item: InboxItem, *, include_raw_context: bool) -> dict[str, Any]:
@@ -233,7 +238,7 @@ def item_json(item: InboxItem, *, include_raw_context: bool) -> dict[str, Any]:
         "status": item.status,
         "received_at": _iso(item.created_at),
         "document_id": view.document_id,
-        "has_document_file": bool(item.document_file),
+        "document": document_json(item.document),
         "supplier": item.supplier_name,
         "total": item.total,
         "vat_amount": item.vat_amount,

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import clarifications
+from reviewapp.bookkeeping.models import Undecodable
 from reviewapp.items.labels import state_label
 
 
@@ -136,15 +137,25 @@ class AnswerChange:
 
 @dataclass(frozen=True, slots=True)
 class EventView:
+    """One entry of the item's history, from accounted's ``processing_history`` or the app's own log.
+
+    ``source`` is ``accounted`` or ``app``; an app answer that accounted's
+    log records too is shown once, as the app's (it has the before/after),
+    with ``also_in_accounted``.
+    """
+
     event_type: str
     label: str
     question_type: str
     question_label: str
     occurred_at: dt.datetime
     actor: str
+    actor_type: str
     channel: str
     channel_label: str
     change: AnswerChange | None
+    source: str
+    also_in_accounted: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -153,9 +164,24 @@ class EventView:
             "question_type": self.question_type or None,
             "occurred_at": _iso(self.occurred_at),
             "actor": self.actor or None,
-            "channel": self.channel,
+            "actor_type": self.actor_type or None,
+            "channel": self.channel or None,
+            "source": self.source,
+            "also_in_accounted": self.also_in_accounted,
             "change": self.change.to_json() if self.change else None,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableColumn:
+    """A JSON column of the row that Python cannot decode (see ``bookkeeping.models.Undecodable``)."""
+
+    column: str
+    reason: str
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"column": self.column, "reason": self.reason, "size": self.size}
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,22 +192,40 @@ class StateBadge:
 
 @dataclass(frozen=True, slots=True)
 class ItemView:
-    """Everything the item page and its API show about one item."""
+    """Everything the item page and its API show about one item.
+
+    A row with ``unreadable`` columns has no rendering at all (``lines``,
+    ``agent_view`` and ``notes`` are None): what the agent is told cannot be
+    known without the stored JSON.
+    """
 
     document_id: str | None
+    booked: bool
+    unreadable: tuple[UnreadableColumn, ...]
     summary: clarifications.Clarifications | None
     summary_json: dict[str, Any] | None
     problems: tuple[str, ...]
     states: tuple[str, ...]
-    lines: tuple[str, ...]
-    agent_view: tuple[str, ...]
+    lines: tuple[str, ...] | None
+    agent_view: tuple[str, ...] | None
     notes: str | None
     notes_explanation: str | None
     agent_explanation: str | None
     open_question: OpenQuestionView | None
-    human: HumanSaid
+    human: HumanSaid | None
     events: tuple[EventView, ...]
     channel_context: Any
+
+    @property
+    def readable(self) -> bool:
+        return not self.unreadable
+
+    @property
+    def malformed_reason(self) -> str | None:
+        """Why the row is malformed, as the list's read model says it: unreadable JSON, else the problems."""
+        if self.unreadable:
+            return "; ".join(f"{u.column}: {u.reason}" for u in self.unreadable)
+        return "; ".join(self.problems) or None
 
     @property
     def state_badges(self) -> list[StateBadge]:
@@ -190,7 +234,7 @@ class ItemView:
     @property
     def agent_view_text(self) -> str:
         """Exactly the characters the model receives, one line per list entry."""
-        return "\n".join(self.agent_view)
+        return "\n".join(self.agent_view or ())
 
     @property
     def raw_context_json(self) -> str:
@@ -198,20 +242,25 @@ class ItemView:
 
     def to_json(self, *, include_raw_context: bool) -> dict[str, Any]:
         data: dict[str, Any] = {
+            "booked": self.booked,
+            "malformed": self.malformed_reason,
+            "unreadable": [column.to_json() for column in self.unreadable],
             "summary": self.summary_json,
-            "lines": list(self.lines),
-            "agent_view": list(self.agent_view),
+            "lines": None if self.lines is None else list(self.lines),
+            "agent_view": None if self.agent_view is None else list(self.agent_view),
             "notes": self.notes,
             "problems": list(self.problems),
             "states": list(self.states),
             "notes_explanation": self.notes_explanation,
             "agent_explanation": self.agent_explanation,
             "open_question": self.open_question.to_json() if self.open_question else None,
-            "human": self.human.to_json(),
+            "human": self.human.to_json() if self.human else None,
             "events": [event.to_json() for event in self.events],
         }
         if include_raw_context:
-            data["channel_context"] = self.channel_context
+            # An undecodable context cannot be shown; "unreadable" says why.
+            readable = not isinstance(self.channel_context, Undecodable)
+            data["channel_context"] = self.channel_context if readable else None
         return data
 
 

@@ -94,6 +94,7 @@ def check_all(cases: Iterable[GoldenCase]) -> list[CaseResult]:
 
 def save_golden_case(*, name: str, value: JsonDict, user: Any = None) -> GoldenCase:
     """Store ``value`` with what it renders to now."""
+    # By id: request.user is a lazy object, which the database router cannot place.
     return GoldenCase.objects.create(
-        name=name, input=value, expected=render(value), created_by=user if getattr(user, "pk", None) else None
+        name=name, input=value, expected=render(value), created_by_id=getattr(user, "pk", None)
     )

@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from pathlib import PurePath
 from typing import Any, Final
 
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import AnonymousUser, PermissionsMixin
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.storage import storages
+from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django.utils.csp import CSP
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from reviewapp import inbox, items, roles
 from reviewapp.api_auth import api_view
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import IndexedItem
 from reviewapp.views import answers
 
 # Receipt files we show in the browser, recognised by their first bytes, not
@@ -46,15 +52,16 @@ def _may(request: HttpRequest, permission: str) -> bool:
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     item = get_object_or_404(items.page_queryset(), pk=item_id)
-    if item.states_stale:
-        # Another program rewrote channel_context: place the item in the list
-        # by what it says now (in memory; neighbours() refreshes the rows).
-        item.refresh_states()
-    prev_item, next_item = inbox.neighbours(item, request.GET)
+    # Previous/next come from the list's read model, where the item is placed
+    # as the list showed it; an item sync_index has not reached yet has none.
+    indexed = IndexedItem.objects.filter(pk=item.pk).first()
+    prev_item, next_item = inbox.neighbours(indexed, request.GET) if indexed is not None else (None, None)
     context: dict[str, Any] = {
         "item": item,
         "view": items.describe_item(item),
-        "document_kind": items.document_kind(item),
+        "document": item.document,
+        "document_kind": items.document_kind(item.document),
+        "history_limit": items.HISTORY_LIMIT,
         "prev_item": prev_item,
         "next_item": next_item,
         # The list's filter and sort, carried on prev/next and "Back to list".
@@ -75,28 +82,57 @@ def _sniff(head: bytes) -> str | None:
     return next((kind for signature, kind in _SIGNATURES if head.startswith(signature)), None)
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _download_name(file_name: str) -> str:
+    """The stored file name, safe for a Content-Disposition header: no folders, no control characters."""
+    name = _CONTROL.sub("", PurePath(file_name.replace("\\", "/")).name).strip()
+    return name or "document"
+
+
+def _document_missing(
+    request: HtmxHttpRequest, item_id: uuid.UUID, document: DocumentAttachment | None, reason: str
+) -> HttpResponse:
+    context = {"item_id": item_id, "document": document, "reason": reason}
+    return render(request, "items/document_missing.html", context, status=404)
+
+
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
-def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> FileResponse:
-    item = get_object_or_404(InboxItem.objects.only("id", "document_file"), pk=item_id)
-    if not item.document_file:
-        raise Http404("This item has no document.")
+def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseBase:
+    """The receipt file, read from accounted's ``documents`` bucket by its ``storage_path``."""
+    item = get_object_or_404(
+        InboxItem.objects.select_related("document").only(
+            "id", "document", "document__storage_path", "document__file_name", "document__mime_type"
+        ),
+        pk=item_id,
+    )
+    document = item.document
+    if document is None:
+        return _document_missing(request, item_id, None, _("This item has no document."))
     try:
-        handle = item.document_file.open("rb")
+        handle = storages["documents"].open(document.storage_path, "rb")
     except FileNotFoundError:
-        raise Http404("The document file is missing from storage.") from None
-    except (OSError, ValueError):
-        # A path another program stored that names no readable file: a
-        # directory, a name too long for the file system, a NUL byte.
-        raise Http404("The document file cannot be read from storage.") from None
+        return _document_missing(
+            request, item_id, document, _("The receipt file is missing from the documents storage.")
+        )
+    except (SuspiciousFileOperation, OSError, ValueError):
+        # A key that leaves the bucket ("../", an absolute path), names a
+        # folder, is too long for the file system or holds a NUL byte.
+        return _document_missing(
+            request, item_id, document, _("The receipt file cannot be read from the documents storage.")
+        )
     head = handle.read(16)
     handle.seek(0)
+    # The bytes decide, not the stored mime type: a file that is not an
+    # image or a PDF is only ever offered as a download.
     content_type = _sniff(head)
     response = FileResponse(
         handle,
         content_type=content_type or "application/octet-stream",
         as_attachment=content_type is None,
-        filename=PurePath(item.document_file.name or "").name,
+        filename=_download_name(document.file_name),
     )
     response["X-Content-Type-Options"] = "nosniff"
     response._csp_config = _PDF_CSP if content_type == "application/pdf" else _FILE_CSP  # type: ignore[attr-defined]

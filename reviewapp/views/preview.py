@@ -19,11 +19,11 @@ from django_htmx.http import HttpResponseClientRedirect
 
 import clarifications
 from clarifications.cli import dump_line
-from reviewapp import previews, roles
+from reviewapp import previews, roles, states
 from reviewapp.api_auth import api_view, json_error
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseFilterForm, GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import GoldenCase
 
 
@@ -49,27 +49,39 @@ def _load_item(request: HtmxHttpRequest, item_id: Any) -> InboxItem:
     # The playground shows the raw channel_context, so it takes that permission too.
     if not _may(request, roles.VIEW_RAW):
         raise PermissionDenied
-    return get_object_or_404(
-        InboxItem.objects.only("id", "channel_context", "document_id", "extracted_data"), pk=item_id
-    )
+    return get_object_or_404(InboxItem.objects.only("id", "channel_context", "document", "extracted_data"), pk=item_id)
 
 
-def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[dict[str, str] | None, str]:
-    """Form data for ``?example=``, ``?item=`` or ``?case=``, and what it was loaded from."""
+def _unreadable_message(item: InboxItem) -> str:
+    """Why a live row cannot be loaded into the editor, or "" when it can."""
+    reason = states.undecodable_reason(item.channel_context, item.extracted_data)
+    if not reason:
+        return ""
+    return _("Inbox item %(id)s cannot be loaded: its stored JSON cannot be decoded (%(reason)s).") % {
+        "id": item.pk,
+        "reason": reason,
+    }
+
+
+def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[dict[str, str] | None, str, str]:
+    """Form data for ``?example=``, ``?item=`` or ``?case=``, what it was loaded from, and why it could not be."""
     data = source.cleaned_data
     if data.get("item"):
         item = _load_item(request, data["item"])
-        return PreviewForm.data_for(previews.input_for_item(item)), _("inbox item %(id)s") % {"id": item.pk}
+        unreadable = _unreadable_message(item)
+        if unreadable:
+            return None, "", unreadable
+        return PreviewForm.data_for(previews.input_for_item(item)), _("inbox item %(id)s") % {"id": item.pk}, ""
     if data.get("case"):
         case = get_object_or_404(GoldenCase, pk=data["case"])
         if not isinstance(case.input, dict) or "channel_context" not in case.input:
             raise Http404("This golden case has no channel_context to preview.")
-        return PreviewForm.data_for(case.input), _("golden case “%(name)s”") % {"name": case.name}
+        return PreviewForm.data_for(case.input), _("golden case “%(name)s”") % {"name": case.name}, ""
     if data.get("example"):
         example = previews.example(data["example"])
         if example is not None:
-            return PreviewForm.data_for(example.as_input()), _("example “%(title)s”") % {"title": example.title}
-    return None, ""
+            return PreviewForm.data_for(example.as_input()), _("example “%(title)s”") % {"title": example.title}, ""
+    return None, "", ""
 
 
 def _page(
@@ -79,6 +91,7 @@ def _page(
     name_form: GoldenCaseNameForm | None = None,
     source: PreviewSourceForm | None = None,
     loaded_from: str = "",
+    load_error: str = "",
     status: int = 200,
     too_large: bool = False,
 ) -> HttpResponse:
@@ -91,6 +104,7 @@ def _page(
         "selected_example": source.cleaned_data.get("example") if source and source.is_valid() else "",
         "source": source,
         "loaded_from": loaded_from,
+        "load_error": load_error,
         "can_save": can_save,
         "name_form": name_form or (GoldenCaseNameForm() if can_save else None),
         "too_large": too_large,
@@ -112,8 +126,9 @@ def preview_page(request: HtmxHttpRequest) -> HttpResponse:
             return _page(request, PreviewForm(), status=413, too_large=True)
         return _page(request, form)
     source = PreviewSourceForm(request.GET)
-    data, loaded_from = _source_data(request, source) if source.is_valid() else (None, "")
-    return _page(request, PreviewForm(data) if data else PreviewForm(), source=source, loaded_from=loaded_from)
+    data, loaded_from, load_error = _source_data(request, source) if source.is_valid() else (None, "", "")
+    form = PreviewForm(data) if data else PreviewForm()
+    return _page(request, form, source=source, loaded_from=loaded_from, load_error=load_error)
 
 
 @require_POST
@@ -132,6 +147,9 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
         if not source.is_valid():
             raise Http404("No such inbox item.")
         item = _load_item(request, source.cleaned_data["item"])
+        unreadable = _unreadable_message(item)
+        if unreadable:
+            return _page(request, PreviewForm(), load_error=unreadable)
         data = {**PreviewForm.data_for(previews.input_for_item(item)), "name": posted.get("name", "")}
     form = PreviewForm(data)
     name_form = GoldenCaseNameForm(data)

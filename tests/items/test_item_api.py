@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from django.db import connection
+from django.db import connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -14,7 +14,8 @@ import clarifications
 from reviewapp.api_auth import create_token
 from reviewapp.models import ClarificationEvent
 from tests import factories
-from tests.items.test_item_page import ASKED_AT, event
+from tests.items.bookkeeping import PNG, accounted_event, app_event, book, make_document
+from tests.items.test_item_page import ASKED_AT, CRON
 
 MOVED = {
     "channel": "whatsapp",
@@ -33,7 +34,7 @@ def api_url(item_id: object) -> str:
 
 
 def test_it_returns_the_five_outputs_of_the_library_for_the_item(bookkeeper_client, company):
-    item = factories.make_item(company, document_id=uuid.UUID(int=7), channel_context=MOVED)
+    item = factories.make_item(company, document=make_document(company, id=uuid.UUID(int=7)), channel_context=MOVED)
 
     data = bookkeeper_client.get(api_url(item.pk)).json()
 
@@ -58,7 +59,7 @@ def test_it_returns_the_five_outputs_of_the_library_for_the_item(bookkeeper_clie
 
 def test_it_returns_the_open_question_with_its_owner_and_deadlines(bookkeeper_client, company):
     item = factories.make_item(company, channel_context=MOVED)
-    event(item, ClarificationEvent.EXPIRED, "2026-08-03T09:05:00Z", actor_label="expire_questions")
+    accounted_event(item, ClarificationEvent.EXPIRED, "2026-08-03T09:05:00Z", actor=CRON)
 
     question = bookkeeper_client.get(api_url(item.pk)).json()["open_question"]
 
@@ -90,14 +91,13 @@ def test_no_open_question_is_null(bookkeeper_client, company):
 def test_it_returns_the_events_with_what_an_app_answer_changed(bookkeeper_client, bookkeeper, company):
     after = {"channel": "whatsapp", "user_note": "Pärmar"}
     item = factories.make_item(company, channel_context=after)
-    event(item, ClarificationEvent.ASKED, ASKED_AT, question_type="context")
-    event(
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT, question_type="context")
+    app_event(
         item,
         ClarificationEvent.ANSWERED,
         "2026-08-04T07:00:00Z",
         question_type="context",
         actor=bookkeeper,
-        channel=ClarificationEvent.Channel.APP,
         payload={"before": {"channel": "whatsapp"}, "after": after},
     )
 
@@ -107,7 +107,7 @@ def test_it_returns_the_events_with_what_an_app_answer_changed(bookkeeper_client
         ("ChannelQuestionAsked", "whatsapp", ASKED_AT),
         ("ChannelQuestionAnswered", "app", "2026-08-04T07:00:00Z"),
     ]
-    assert events[0]["actor"] == "whatsapp-intake"
+    assert events[0]["actor"] == "whatsapp-inbound"
     assert events[1]["actor"] == "bea"
     assert events[0]["change"] is None
     assert events[1]["change"] == {
@@ -115,6 +115,36 @@ def test_it_returns_the_events_with_what_an_app_answer_changed(bookkeeper_client
         "lines_before": [],
         "lines_after": ["anteckning från användaren: Pärmar"],
     }
+
+
+def test_it_says_whether_the_item_is_booked(bookkeeper_client, company):
+    booked = book(factories.make_item(company, channel_context=MOVED))
+    open_item = factories.make_item(company, channel_context=MOVED)
+
+    booked_data = bookkeeper_client.get(api_url(booked.pk)).json()
+    open_data = bookkeeper_client.get(api_url(open_item.pk)).json()
+
+    assert (booked_data["booked"], open_data["booked"]) == (True, False)
+    assert "booked" in booked_data["states"]
+    assert "needs_answer" not in booked_data["states"]
+    assert "needs_answer" in open_data["states"]
+
+
+def test_it_returns_the_document_id_and_file_name(bookkeeper_client, company):
+    document = make_document(company, content=PNG, file_name="IMG_2041.png", mime_type="image/png")
+    item = factories.make_item(company, document=document)
+    bare = factories.make_item(company)
+
+    data = bookkeeper_client.get(api_url(item.pk)).json()
+
+    assert data["document_id"] == str(document.pk)
+    assert data["document"] == {
+        "id": str(document.pk),
+        "file_name": "IMG_2041.png",
+        "mime_type": "image/png",
+        "size_bytes": len(PNG),
+    }
+    assert bookkeeper_client.get(api_url(bare.pk)).json()["document"] is None
 
 
 def test_a_malformed_record_returns_its_problems(bookkeeper_client, company):
@@ -212,13 +242,17 @@ def test_the_api_needs_the_same_queries_however_long_the_history(bookkeeper_clie
     quiet = factories.make_item(company)
     busy = factories.make_item(company)
     for n in range(20):
-        event(busy, ClarificationEvent.ANSWERED, f"2026-08-{1 + n:02d}T09:00:00Z", actor=bookkeeper)
+        app_event(busy, ClarificationEvent.ANSWERED, f"2026-08-{1 + n:02d}T09:00:00Z", actor=bookkeeper)
+        accounted_event(busy, ClarificationEvent.ASKED, f"2026-07-{1 + n:02d}T09:00:00Z")
     bookkeeper_client.get(api_url(quiet.pk))
 
     counts = []
     for item in (quiet, busy):
-        with CaptureQueriesContext(connection) as queries:
+        with (
+            CaptureQueriesContext(connections["default"]) as ours,
+            CaptureQueriesContext(connections["bookkeeping"]) as theirs,
+        ):
             bookkeeper_client.get(api_url(item.pk))
-        counts.append(len(queries))
+        counts.append(len(ours) + len(theirs))
 
     assert counts[0] == counts[1]

@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.files.base import ContentFile
 from django.test import Client
 from django.urls import reverse
 
 import clarifications
-from reviewapp.models import InboxItem
+from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
+from tests.items.bookkeeping import make_document
 from tests.items.test_item_page import _received
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -114,8 +114,7 @@ def test_j_and_k_walk_the_list_keeping_its_filter(page, company):
 
 
 def test_the_receipt_image_loads_under_the_csp(page, company):
-    item: InboxItem = factories.make_item(company)
-    item.document_file.save("kvitto.png", ContentFile(_png()))
+    item: InboxItem = factories.make_item(company, document=make_document(company, content=_png()))
 
     page.goto(reverse("item_detail", args=[item.pk]))
     image = page.locator("img.receipt-image")

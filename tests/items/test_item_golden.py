@@ -22,9 +22,10 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 import clarifications
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.items import describe_item
-from reviewapp.models import InboxItem
 from tests import factories
+from tests.items.bookkeeping import make_document
 from tests.items.html import Page, page_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "clarifications.jsonl"
@@ -60,11 +61,12 @@ def _expected_agent_view(case: dict[str, Any], stored: uuid.UUID | None) -> list
 
 def _saved_item(case: dict[str, Any], company: Any) -> InboxItem:
     item_input = case["input"]["item"]
+    stored = _stored_id(item_input.get("document_id"))
     return factories.make_item(
         company,
         channel_context=case["input"]["channel_context"],
         extracted_data=item_input.get("extracted_data"),
-        document_id=_stored_id(item_input.get("document_id")),
+        document=make_document(company, id=stored) if stored is not None else None,
     )
 
 

@@ -8,10 +8,15 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
+import psycopg
+import psycopg.sql
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
@@ -84,8 +89,34 @@ def test_the_check_exits_non_zero_from_the_shell(tmp_path):
     assert "1 failed" in failing.stderr
 
 
-def test_import_check_and_exit_code_against_a_real_database(tmp_path):
-    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'golden.sqlite3'}"}
+@pytest.fixture
+def scratch_database_url() -> Iterator[str]:
+    """A fresh, empty review database on the test run's PostgreSQL server, dropped afterwards."""
+    params = connections["default"].settings_dict
+    name = f"{params['NAME']}_golden_cmd"
+    server = {
+        "host": params["HOST"] or "127.0.0.1",
+        "port": int(params["PORT"] or 5432),
+        "user": params["USER"] or "postgres",
+        "password": params["PASSWORD"] or None,
+    }
+    quoted = psycopg.sql.Identifier(name)
+    with psycopg.connect(dbname="postgres", autocommit=True, **server) as admin:
+        admin.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {}").format(quoted))
+        admin.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(quoted))
+    password = f":{quote(server['password'], safe='')}" if server["password"] else ""
+    try:
+        yield f"postgres://{quote(server['user'], safe='')}{password}@{server['host']}:{server['port']}/{name}"
+    finally:
+        with psycopg.connect(dbname="postgres", autocommit=True, **server) as admin:
+            admin.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(quoted))
+
+
+def test_import_check_and_exit_code_against_a_real_database(tmp_path, scratch_database_url):
+    # The commands as an operator runs them, in their own processes, on a
+    # database nobody else uses (golden cases live in the review database).
+    # The commands never touch accounted's database; it points at the scratch one too.
+    env = {**os.environ, "DATABASE_URL": scratch_database_url, "BOOKKEEPING_DATABASE_URL": scratch_database_url}
 
     def manage(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -14,6 +14,7 @@ import clarifications.cli
 from reviewapp import previews
 from reviewapp.models import GoldenCase
 from tests import factories
+from tests.items.bookkeeping import DEEP_JSON, poison_item
 from tests.preview.conftest import GOLDEN, golden_records
 from tests.preview.html import text_of, texts
 
@@ -143,6 +144,24 @@ def test_an_item_save_with_a_taken_name_lands_on_the_preview_with_the_item(qa_cl
 def test_the_item_page_has_no_save_form_for_support(support_client, company):
     item = factories.make_item(company)
     assert 'id="qa-save-golden"' not in support_client.get(reverse("item_detail", args=[item.pk])).content.decode()
+
+
+def test_an_item_whose_json_cannot_be_decoded_is_not_saved_and_says_why(qa_client, company):
+    item_id = poison_item(company, channel_context=DEEP_JSON)
+
+    response = qa_client.post(SAVE, {"item": str(item_id), "name": "giftig"})
+
+    assert response.status_code == 200
+    assert "nested too deep to read" in text_of(response.content.decode(), "load-error")
+    assert not GoldenCase.objects.filter(name="giftig").exists()
+
+
+def test_an_unreadable_item_page_offers_no_save_form(qa_client, company):
+    item_id = poison_item(company, channel_context=DEEP_JSON)
+
+    page = qa_client.get(reverse("item_detail", args=[item_id])).content.decode()
+
+    assert 'id="qa-save-golden"' not in page
 
 
 def test_saving_an_unknown_item_is_404(qa_client):

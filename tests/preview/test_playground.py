@@ -15,6 +15,7 @@ import clarifications
 from reviewapp import previews, states
 from reviewapp.forms.preview import PreviewForm
 from tests import factories
+from tests.items.bookkeeping import DEEP_JSON, HUGE_NUMBER_JSON, make_document, poison_item
 from tests.preview.conftest import cli_output, golden_records
 from tests.preview.html import text_of, texts
 
@@ -246,7 +247,7 @@ def test_an_unknown_example_is_reported_not_a_500(qa_client):
 
 def test_an_item_loads_its_context_document_id_and_extracted_data(qa_client, company):
     context = {"channel": "whatsapp", "user_note": "möte med <b>kund</b>"}
-    item = factories.make_item(company, channel_context=context, document_id=uuid.uuid4())
+    item = factories.make_item(company, channel_context=context, document=make_document(company))
     response = qa_client.get(URL, {"item": str(item.pk)})
     assert response.status_code == 200
     html = response.content.decode()
@@ -262,6 +263,28 @@ def test_an_item_loads_its_context_document_id_and_extracted_data(qa_client, com
     )
     assert text_of(html, "agent-view-text") == "\n".join(expected["agent_view"])
     assert "<b>kund</b>" not in html
+
+
+@pytest.mark.parametrize("poison", ["deep", "huge"])
+def test_an_item_whose_json_cannot_be_decoded_is_a_clear_error_on_the_page(qa_client, company, poison):
+    item_id = (
+        poison_item(company, channel_context=DEEP_JSON)
+        if poison == "deep"
+        else poison_item(company, extracted_data=HUGE_NUMBER_JSON)
+    )
+
+    response = qa_client.get(URL, {"item": str(item_id)})
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    error = text_of(html, "load-error")
+    assert str(item_id) in error
+    assert "cannot be decoded" in error
+    column = "channel_context: nested too deep to read" if poison == "deep" else "extracted_data: "
+    assert column in error
+    # The editor is left empty, not filled with half the row.
+    assert text_of(html, "id_channel_context").strip() == ""
+    assert "loaded-from" not in html
 
 
 def test_an_unknown_item_is_404(qa_client):

@@ -1,0 +1,216 @@
+"""The item page's history: accounted's processing_history and the app's own answer log, in one timeline."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+from django.urls import reverse
+
+from reviewapp.bookkeeping.models import ProcessingHistory
+from reviewapp.models import ClarificationEvent
+from tests import factories
+from tests.items.bookkeeping import accounted_event, app_event, at
+from tests.items.html import page_of
+
+ASKED_AT = "2026-08-01T09:00:00Z"  # 11:00 in Stockholm (CEST)
+CRON = {"type": "cron", "id": "whatsapp-question-expiry"}
+
+
+def url(item) -> str:  # type: ignore[no-untyped-def]
+    return reverse("item_detail", args=[item.pk])
+
+
+def history_lines(client, item) -> list[str]:  # type: ignore[no-untyped-def]
+    text = page_of(client.get(url(item))).text("history")
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    return [line for line in lines if line][1:]  # without the heading
+
+
+def test_both_logs_are_merged_in_time_order_each_with_its_actor(bookkeeper_client, bookkeeper, company):
+    bookkeeper.first_name, bookkeeper.last_name = "Bea", "Bokförare"
+    bookkeeper.save()
+    item = factories.make_item(company)
+    # Written out of order, in two databases.
+    app_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-04T07:00:00Z",
+        actor=bookkeeper,
+        payload={"before": {"channel": "whatsapp"}, "after": {"channel": "whatsapp"}},
+    )
+    accounted_event(item, ClarificationEvent.EXPIRED, "2026-08-03T09:00:00Z", actor=CRON)
+    accounted_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-05T08:00:00Z",
+        question_type="context",
+        actor={"type": "system", "id": "whatsapp-inbound", "label": "WhatsApp intake"},
+    )
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT, actor={"type": "system", "id": "whatsapp-outbound"})
+
+    lines = history_lines(bookkeeper_client, item)
+
+    heads = [line for line in lines if line[:4] == "2026"]
+    assert heads == [
+        "2026-08-01 11:00",
+        "2026-08-03 11:00",
+        "2026-08-04 09:00",
+        "2026-08-05 10:00",
+    ]
+    assert lines[:9] == [
+        "2026-08-01 11:00",
+        "Question asked: Representation (participants and purpose)",
+        "· via WhatsApp · by whatsapp-outbound (system) · accounted's log",
+        "2026-08-03 11:00",
+        "The chat gave up: Representation (participants and purpose)",
+        "· via WhatsApp · by whatsapp-question-expiry (cron) · accounted's log",
+        "2026-08-04 09:00",
+        "Question answered: Representation (participants and purpose)",
+        "· via App · by Bea Bokförare · this app's log",
+    ]
+    assert lines[-3:] == [
+        "2026-08-05 10:00",
+        "Question answered: What the purchase was for",
+        "· via WhatsApp · by WhatsApp intake (system) · accounted's log",
+    ]
+
+
+def test_the_api_gives_the_merged_history_with_source_and_actor_type(bookkeeper_client, bookkeeper, company):
+    item = factories.make_item(company)
+    app_event(item, ClarificationEvent.ANSWERED, "2026-08-04T07:00:00Z", actor=bookkeeper)
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT)
+
+    events = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    assert [(e["event_type"], e["source"], e["actor"], e["actor_type"], e["occurred_at"]) for e in events] == [
+        ("ChannelQuestionAsked", "accounted", "whatsapp-inbound", "system", ASKED_AT),
+        ("ChannelQuestionAnswered", "app", "bea", "review_user", "2026-08-04T07:00:00Z"),
+    ]
+
+
+def test_an_app_answer_recorded_in_both_logs_is_shown_once_with_the_reviewer(bookkeeper_client, bookkeeper, company):
+    item = factories.make_item(company)
+    app_event(item, ClarificationEvent.ANSWERED, "2026-08-04T07:00:00.000Z", question_type="context", actor=bookkeeper)
+    # accounted's log gets its own ChannelQuestionAnswered for the same answer.
+    accounted_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-04T07:00:00.120Z",
+        question_type="context",
+        actor={"type": "system", "id": "review-app"},
+    )
+
+    events = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    assert len(events) == 1
+    assert (events[0]["source"], events[0]["actor"], events[0]["also_in_accounted"]) == ("app", "bea", True)
+    assert "this app's log and accounted's" in " ".join(
+        page_of(bookkeeper_client.get(url(item))).text("history").split()
+    )
+
+
+def test_events_of_other_events_types_are_shown_under_their_own_name(bookkeeper_client, company):
+    item = factories.make_item(company)
+    accounted_event(item, "DocumentIngested", "2026-08-01T08:59:00Z", question_type=None)
+
+    lines = history_lines(bookkeeper_client, item)
+
+    assert lines[:3] == [
+        "2026-08-01 10:59",
+        "DocumentIngested",
+        "· via WhatsApp · by whatsapp-inbound (system) · accounted's log",
+    ]
+
+
+def test_events_about_another_item_are_not_shown(bookkeeper_client, company):
+    item = factories.make_item(company)
+    other = factories.make_item(company)
+    accounted_event(other, ClarificationEvent.ASKED, ASKED_AT)
+    app_event(other, ClarificationEvent.ANSWERED, "2026-08-04T07:00:00Z")
+
+    assert "Nothing is recorded about this item yet." in page_of(bookkeeper_client.get(url(item))).text("history")
+
+
+def test_the_history_keeps_the_most_recent_200_entries(bookkeeper_client, bookkeeper, company):
+    item = factories.make_item(company)
+    ProcessingHistory.objects.bulk_create(
+        ProcessingHistory(
+            company_id=company.pk,
+            correlation_id=item.correlation_id,
+            aggregate_type="System",
+            aggregate_id=item.pk,
+            event_type=ClarificationEvent.ASKED,
+            payload={"channel": "whatsapp", "question_type": "context"},
+            actor={"type": "system", "id": f"asker-{n:03d}"},
+            occurred_at=at(ASKED_AT) + dt.timedelta(minutes=n),
+        )
+        for n in range(210)
+    )
+    app_event(item, ClarificationEvent.ANSWERED, "2026-09-01T09:00:00Z", actor=bookkeeper)
+
+    events = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    assert len(events) == 200
+    # The 11 oldest of the 211 fell off; the newest, the app's answer, is last.
+    assert events[0]["actor"] == "asker-011"
+    assert events[-1]["source"] == "app"
+    assert "Only the most recent 200 entries are shown." in page.text("history")
+
+
+def test_an_app_answer_shows_what_it_changed_and_the_agent_lines_before_and_after(bookkeeper_client, company):
+    before = {
+        "channel": "whatsapp",
+        "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "moved_to_app"},
+    }
+    after = {
+        "channel": "whatsapp",
+        "user_note": "Pärmar till kontoret",
+        "context_answer": {"raw_answer": "pärmar", "answered_at": "2026-08-04T07:00:00Z"},
+        "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "answered"},
+    }
+    item = factories.make_item(company, channel_context=after)
+    app_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-04T07:00:00Z",
+        question_type="context",
+        payload={"before": before, "after": after, "answer": "pärmar"},
+    )
+
+    history = " ".join(page_of(bookkeeper_client.get(url(item))).text("history").split())
+
+    assert "user_note (added), context_answer (added), pending_question (changed)" in history
+    assert (
+        "Agent lines before OBESVARAD FRÅGA: vad köpet avsåg. Detta är den ENDA fråga som saknar svar "
+        "(frågan ställdes i WhatsApp men förblev obesvarad och ägs nu av appen)."
+    ) in history
+    assert (
+        "Agent lines after anteckning från användaren: Pärmar till kontoret användarens egna ord: pärmar"
+    ) in history
+
+
+def test_an_actor_that_is_not_an_object_does_not_break_the_history(bookkeeper_client, company):
+    item = factories.make_item(company)
+    ProcessingHistory.objects.create(
+        company_id=company.pk,
+        correlation_id=uuid.uuid4(),
+        aggregate_type="System",
+        aggregate_id=item.pk,
+        event_type=ClarificationEvent.EXPIRED,
+        payload=[1, 2],
+        actor="cron",
+        occurred_at=at("2026-08-03T09:00:00Z"),
+    )
+
+    response = bookkeeper_client.get(url(item))
+
+    assert response.status_code == 200
+    assert "The chat gave up · by ? · accounted's log" in " ".join(page_of(response).text("history").split())
+
+
+def test_an_item_without_events_says_so(bookkeeper_client, company):
+    item = factories.make_item(company)
+
+    assert "Nothing is recorded about this item yet." in page_of(bookkeeper_client.get(url(item))).text("history")
