@@ -1,61 +1,89 @@
 """The answer in ``channel_context``: reading the open question, writing the answer in.
 
-Pure functions over the parsed JSON; nothing here touches the database.
+Pure functions over the parsed JSON; nothing here touches the database. The
+shapes are the WhatsApp intake's own (the contract's steps 3 to 7), so the
+agent, the intake and the verifikat read an answer given in the app exactly
+like one given in the chat.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime as dt
+import hashlib
+import json
 from typing import Any, Final
 
 from reviewapp import states
-from reviewapp.answers.inputs import QUESTION_TYPES, Answer, ContextAnswer, RepresentationAnswer
+from reviewapp.answers.inputs import (
+    CONTEXT,
+    QUESTION_TYPES,
+    REPRESENTATION,
+    Answer,
+    ContextAnswer,
+    RepresentationAnswer,
+    ResendAnswer,
+)
 from reviewapp.answers.validation import _SINGLE_LINE_BAD, MAX_NAME_LENGTH
 
-# Stored text is Swedish, like everything the chat stores; never translated.
-RAW_PARTICIPANTS: Final = "deltagare"
-RAW_PURPOSE: Final = "syfte"
-RAW_DATE: Final = "datum"
-RAW_DENIED: Final = "inte representation"
-RAW_PREFIX: Final = "besvarat i appen"
+# Stored text is Swedish, like everything the intake stores; never translated.
+# The labels of the plain rendering written to ``raw_answer`` when the
+# customer's own words were not given.
+RAW_PARTICIPANTS: Final = "Deltagare"
+RAW_PURPOSE: Final = "Syfte"
+RAW_DATE: Final = "Datum"
+RAW_DENIED: Final = "Inte representation"
+
+
+# --- Time -------------------------------------------------------------------------
+
+
+def to_millis(moment: dt.datetime) -> dt.datetime:
+    """``moment`` cut to whole milliseconds, the precision a JavaScript ``Date`` holds."""
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
+
+
+def utc_stamp(moment: dt.datetime) -> str:
+    """``Date.prototype.toISOString()``: UTC, milliseconds, ``Z``: ``2026-08-12T09:31:07.123Z``."""
+    utc = moment.astimezone(dt.UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S") + f".{utc.microsecond // 1000:03d}Z"
 
 
 # --- Building the JSON --------------------------------------------------------
 
 
-def utc_stamp(moment: dt.datetime) -> str:
-    """ISO 8601 in UTC with a ``Z``, to the second, as the chat writes it."""
-    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def rendered_raw_answer(answer: RepresentationAnswer | ContextAnswer) -> str:
+    """A plain, readable rendering of what was entered, for ``raw_answer`` without the customer's words.
 
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def raw_answer_line(answer: RepresentationAnswer) -> str:
-    """The line that records what was entered, like the chat's raw reply.
-
-    ``besvarat i appen: deltagare: Anna Berg (Volvo), Jakob W; syfte: Möte; datum: 2026-07-29``
+    ``Deltagare: Anna Berg (Volvo), Jakob W\\nSyfte: Möte\\nDatum: 2026-07-29``;
+    a denial is ``Inte representation``; a context answer is its text.
     """
+    if isinstance(answer, ContextAnswer):
+        return answer.text
     if answer.denied:
-        return f"{RAW_PREFIX}: {RAW_DENIED}"
+        return RAW_DENIED
     names = ", ".join(f"{p.name} ({p.company})" if p.company else p.name for p in answer.participants)
-    parts = [f"{RAW_PARTICIPANTS}: {names}"] if names else []
+    lines = [f"{RAW_PARTICIPANTS}: {names}"] if names else []
     if answer.purpose:
-        parts.append(f"{RAW_PURPOSE}: {answer.purpose}")
+        lines.append(f"{RAW_PURPOSE}: {answer.purpose}")
     if answer.event_date:
-        parts.append(f"{RAW_DATE}: {answer.event_date}")
-    return _one_line(f"{RAW_PREFIX}: " + "; ".join(parts))
+        lines.append(f"{RAW_DATE}: {answer.event_date}")
+    return "\n".join(lines)
+
+
+def raw_answer_of(answer: RepresentationAnswer | ContextAnswer) -> str:
+    """What goes in ``raw_answer``: the customer's own words when given, else the rendering."""
+    return answer.raw_answer or rendered_raw_answer(answer)
 
 
 def representation_json(answer: RepresentationAnswer, answered_at: str) -> dict[str, Any]:
+    """The intake's representation (step 3), or its denial (step 5: the only place ``denied`` exists)."""
     if answer.denied:
         return {
             "participants": [],
             "purpose": None,
             "event_date": None,
-            "raw_answer": raw_answer_line(answer),
+            "raw_answer": raw_answer_of(answer),
             "answered_at": answered_at,
             "denied": True,
         }
@@ -63,37 +91,41 @@ def representation_json(answer: RepresentationAnswer, answered_at: str) -> dict[
         "participants": [{"name": p.name, "company": p.company} for p in answer.participants],
         "purpose": answer.purpose or None,
         "event_date": answer.event_date or None,
-        "raw_answer": raw_answer_line(answer),
+        "raw_answer": raw_answer_of(answer),
         "answered_at": answered_at,
     }
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    """What was entered, for the event's payload."""
+    """What was entered, for the app's own log."""
     if isinstance(answer, RepresentationAnswer):
+        words = answer.raw_answer or None
         if answer.denied:
-            return {"denied": True}
+            return {"denied": True, "customer_words": words}
         return {
             "participants": [{"name": p.name, "company": p.company} for p in answer.participants],
             "purpose": answer.purpose,
             "event_date": answer.event_date or None,
+            "customer_words": words,
         }
     if isinstance(answer, ContextAnswer):
-        return {"text": answer.text}
+        return {"text": answer.text, "customer_words": answer.raw_answer or None}
     if answer.upload is not None:
         # The client's file name is kept for the record only, made storable.
         name = _SINGLE_LINE_BAD.sub("", answer.upload.name or "")[:MAX_NAME_LENGTH]
-        return {"choice": "upload", "file_name": name, "size": answer.upload.size}
-    return {"choice": "readable"}
+        return {"choice": answer.choice, "file_name": name, "size": answer.upload.size}
+    if answer.replaced_by:
+        return {"choice": answer.choice, "replaced_by": answer.replaced_by}
+    return {"choice": answer.choice}
 
 
-def answered_context(
-    ctx: dict[str, Any], answer: Answer, *, answered_at: str, new_item_id: str | None = None
-) -> dict[str, Any]:
+def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -> dict[str, Any]:
     """``ctx`` with ``answer`` written in; every other key carried over as is.
 
     ``ctx`` is not changed. The pending question keeps its type, ``asked_at``
-    and any other key; only its status becomes ``answered``.
+    and any other key; only its status becomes ``answered``. A resend settled
+    by a newer item or an upload marks the old one as the intake does (step 7):
+    ``quality`` gains ``resent`` and ``superseded``, keeping ``resend_requested_at``.
     """
     new = dict(ctx)
     pending = ctx.get("pending_question")
@@ -102,17 +134,12 @@ def answered_context(
         new["representation"] = representation_json(answer, answered_at)
     elif isinstance(answer, ContextAnswer):
         new["user_note"] = answer.text
-        new["context_answer"] = {"raw_answer": answer.text, "answered_at": answered_at}
-    else:
+        new["context_answer"] = {"raw_answer": raw_answer_of(answer), "answered_at": answered_at}
+    elif isinstance(answer, ResendAnswer) and answer.choice != "readable":
         old_quality = ctx.get("quality")
         quality = copy.deepcopy(old_quality) if isinstance(old_quality, dict) else {}
-        quality["resend_choice"] = answer.choice
-        if answer.upload is not None:
-            quality["superseded"] = True
-            quality["superseded_at"] = answered_at
-            quality["superseded_by"] = new_item_id
-        else:
-            quality["readable_confirmed_at"] = answered_at
+        quality["resent"] = True
+        quality["superseded"] = True
         new["quality"] = quality
     return new
 
@@ -136,17 +163,44 @@ def question_to_answer(ctx: object) -> str | None:
     return question_type if question_type in QUESTION_TYPES else None
 
 
-def conflict_reason(ctx: object, question: str) -> str | None:
-    """Why ``question`` may not be answered on ``ctx`` now, or None when it may."""
+def conflict_reason(ctx: object, question: str, *, booked: bool = False, amend: bool = False) -> str | None:
+    """Why ``question`` may not be answered (or amended) on ``ctx`` now, or None when it may.
+
+    ``booked``: the item is booked, an answer can no longer reach the
+    verifikat. Answering: ``in_chat`` (still open in the chat), ``not_open``
+    (answered, or no question), ``other_question``. Amending:
+    ``not_answered`` (nothing answered to correct) or ``other_question``.
+    """
+    if booked:
+        return "booked"
     pending = pending_question(ctx)
     status = pending.get("status") if pending else None
-    if status == "open":
+    if amend:
+        if status != "answered":
+            return "not_answered"
+    elif status == "open":
         return "in_chat"
-    if status != "moved_to_app":
+    elif status != "moved_to_app":
         return "not_open"
     if pending is None or pending.get("type") != question:
         return "other_question"
     return None
+
+
+def answer_value(ctx: object, question: str) -> Any:
+    """The part of ``ctx`` an answer to ``question`` wrote: what an amendment compares and replaces."""
+    record = ctx if isinstance(ctx, dict) else {}
+    if question == REPRESENTATION:
+        return record.get("representation")
+    if question == CONTEXT:
+        return {"user_note": record.get("user_note"), "context_answer": record.get("context_answer")}
+    return None
+
+
+def answer_version(value: Any) -> str:
+    """A short fingerprint of an answer's stored value: the compare-and-set token of an amendment."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def chat_window_ends(ctx: object) -> dt.datetime | None:

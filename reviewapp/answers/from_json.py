@@ -20,9 +20,11 @@ from reviewapp.answers.inputs import (
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, _too_many
 
 _API_FIELDS: Final = {
-    REPRESENTATION: frozenset({"question", "participants", "purpose", "event_date", "denied"}),
-    CONTEXT: frozenset({"question", "text"}),
-    RESEND: frozenset({"question", "readable"}),
+    REPRESENTATION: frozenset(
+        {"question", "participants", "purpose", "event_date", "denied", "raw_answer", "amend", "answer_version"}
+    ),
+    CONTEXT: frozenset({"question", "text", "raw_answer", "amend", "answer_version"}),
+    RESEND: frozenset({"question", "readable", "replaced_by"}),
 }
 
 
@@ -42,6 +44,8 @@ def answer_from_json(data: object) -> Answer:
 
     Only the shape is checked here (types, known fields); the rules are
     ``validate``'s, applied by ``answer_question`` like for the page.
+    ``raw_answer`` is the customer's own words (optional); ``amend: true``
+    with ``answer_version`` (from the item's state) corrects the app's answer.
     """
     if not isinstance(data, dict):
         raise AnswerInvalid({"question": [_("The body must be a JSON object.")]})
@@ -54,6 +58,12 @@ def answer_from_json(data: object) -> Answer:
         key: [_("Unknown field for this question.")] for key in data if key not in _API_FIELDS[question]
     }
     answer: Answer
+    raw_answer = _json_text(data, "raw_answer", errors)
+    amend = data.get("amend", False)
+    if not isinstance(amend, bool):
+        errors["amend"] = [_("Must be true or false.")]
+        amend = False
+    version = _json_text(data, "answer_version", errors)
     if question == REPRESENTATION:
         denied = data.get("denied", False)
         if not isinstance(denied, bool):
@@ -62,16 +72,31 @@ def answer_from_json(data: object) -> Answer:
         purpose = _json_text(data, "purpose", errors)
         event_date = _json_text(data, "event_date", errors)
         answer = RepresentationAnswer(
-            participants=participants, purpose=purpose, event_date=event_date, denied=denied is True
+            participants=participants,
+            purpose=purpose,
+            event_date=event_date,
+            denied=denied is True,
+            raw_answer=raw_answer,
+            amend=amend,
+            expected_version=version,
         )
     elif question == CONTEXT:
         if "text" not in data:
             errors["text"] = [_("Write what the purchase was for.")]
-        answer = ContextAnswer(text=_json_text(data, "text", errors))
+        answer = ContextAnswer(
+            text=_json_text(data, "text", errors), raw_answer=raw_answer, amend=amend, expected_version=version
+        )
     else:
-        if data.get("readable") is not True:
-            errors["readable"] = [_('Send "readable": true. A sharper file can only be uploaded on the item page.')]
-        answer = ResendAnswer(readable=True)
+        replaced_by = _json_text(data, "replaced_by", errors)
+        readable = data.get("readable", False)
+        if readable is not True and not replaced_by:
+            errors["readable"] = [
+                _(
+                    'Send "readable": true, or "replaced_by": "<id of the newer item>". '
+                    "A sharper file can only be uploaded on the item page."
+                )
+            ]
+        answer = ResendAnswer(readable=readable is True, replaced_by=replaced_by)
     if errors:
         raise AnswerInvalid(errors)
     return answer

@@ -1,7 +1,10 @@
 """What was entered: the three question types and the answer each one takes.
 
 Plain frozen dataclasses, built by the page's forms and by the JSON API and
-checked by ``validation.validate``.
+checked by ``validation.validate``. ``raw_answer`` is optional everywhere: the
+customer's own words when the answer came by phone or mail, else empty (the
+stored ``raw_answer`` is then a plain rendering of what was entered).
+``amend`` with ``expected_version`` corrects an answer the app wrote earlier.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ REPRESENTATION: Final = "representation"
 CONTEXT: Final = "context"
 RESEND: Final = "resend"
 QUESTION_TYPES: Final = (REPRESENTATION, CONTEXT, RESEND)
+
+# The three ways a resend question is settled in the app.
+READABLE: Final = "readable"
+REPLACED: Final = "replaced"
+UPLOAD: Final = "upload"
+RESEND_CHOICES: Final = (READABLE, REPLACED, UPLOAD)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,28 +40,46 @@ class RepresentationAnswer:
     purpose: str = ""
     event_date: str = ""
     denied: bool = False
+    raw_answer: str = ""
+    amend: bool = False
+    expected_version: str = ""
     question: str = field(default=REPRESENTATION, init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ContextAnswer:
-    """What the purchase was for, as free text."""
+    """What the purchase was for, as free text (it becomes ``user_note``)."""
 
     text: str = ""
+    raw_answer: str = ""
+    amend: bool = False
+    expected_version: str = ""
     question: str = field(default=CONTEXT, init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ResendAnswer:
-    """A sharper document (``upload``), or the current one declared readable."""
+    """The current document is readable, a newer item replaces it, or a sharper file (``upload``).
+
+    ``replaced_by`` is the newer item's id (``choice == "replaced"``).
+    """
 
     readable: bool = False
     upload: UploadedFile | None = None
+    replaced_by: str = ""
     question: str = field(default=RESEND, init=False)
 
     @property
     def choice(self) -> str:
-        return "upload" if self.upload is not None else "readable"
+        if self.upload is not None:
+            return UPLOAD
+        if self.replaced_by:
+            return REPLACED
+        return READABLE
+
+    @property
+    def amend(self) -> bool:
+        return False
 
 
 Answer = RepresentationAnswer | ContextAnswer | ResendAnswer

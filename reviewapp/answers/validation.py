@@ -14,13 +14,16 @@ that nobody pastes a novel into a prompt line):
 - an event date is ``YYYY-MM-DD``, a real date between 2000 and 2099;
 - a new document is a JPEG, PNG or PDF recognised by its first bytes (not by
   the name or the browser's content type), images also opened with Pillow,
-  at most ``settings.RECEIPT_UPLOAD_MAX_BYTES``.
+  at most ``settings.RECEIPT_UPLOAD_MAX_BYTES``;
+- the customer's own words (``raw_answer``) are optional free text of at most
+  2000 characters; a replacing item is named by its id (a UUID).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import uuid
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -28,13 +31,20 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
-from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.inputs import (
+    Answer,
+    ContextAnswer,
+    ParticipantInput,
+    RepresentationAnswer,
+    ResendAnswer,
+)
 
 MAX_PARTICIPANTS: Final = 20
 MAX_NAME_LENGTH: Final = 200
 MAX_COMPANY_LENGTH: Final = 200
 MAX_PURPOSE_LENGTH: Final = 2000
 MAX_TEXT_LENGTH: Final = 2000
+MAX_RAW_ANSWER_LENGTH: Final = 2000
 MIN_EVENT_YEAR: Final = 2000
 MAX_EVENT_YEAR: Final = 2099
 
@@ -65,7 +75,8 @@ class AnswerInvalid(Exception):
 
     Paths: ``question``, ``participants``, ``participants.<i>.name``,
     ``participants.<i>.company``, ``purpose``, ``event_date``, ``denied``,
-    ``text``, ``readable``, ``file``.
+    ``text``, ``raw_answer``, ``readable``, ``replaced_by``, ``file``,
+    ``answer_version``.
     """
 
     def __init__(self, errors: dict[str, list[str]]) -> None:
@@ -196,18 +207,13 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
         text = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
         if complete and text == "":
             errors.setdefault("text", []).append(_("Write what the purchase was for."))
-        cleaned = ContextAnswer(text=text or "")
+        raw = _raw_answer(answer.raw_answer, errors)
+        _check_amend(answer.amend, answer.expected_version, errors)
+        cleaned = ContextAnswer(
+            text=text or "", raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
+        )
     elif isinstance(answer, ResendAnswer):
-        if answer.upload is not None and answer.readable:
-            errors["readable"] = [_("Choose one: upload a new file, or declare the current document readable.")]
-        elif answer.upload is None and not answer.readable and complete:
-            errors["file"] = [_("Upload a sharper file, or declare the current document readable.")]
-        if answer.upload is not None:
-            try:
-                check_file(answer.upload)
-            except ValueError as error:
-                errors["file"] = [str(error)]
-        cleaned = answer
+        cleaned = _validate_resend(answer, errors, complete=complete)
     else:
         raise AnswerInvalid({"question": [_("Unknown question type.")]})
     if errors:
@@ -227,7 +233,11 @@ def _validate_representation(
             errors["purpose"] = [_("A denial has no purpose.")]
         if answer.event_date.strip():
             errors["event_date"] = [_("A denial has no event date.")]
-        return RepresentationAnswer(denied=True)
+        raw = _raw_answer(answer.raw_answer, errors)
+        _check_amend(answer.amend, answer.expected_version, errors)
+        return RepresentationAnswer(
+            denied=True, raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
+        )
 
     participants: list[ParticipantInput] = []
     if len(answer.participants) > MAX_PARTICIPANTS:
@@ -247,4 +257,51 @@ def _validate_representation(
             )
         if purpose == "":
             errors.setdefault("purpose", []).append(_("Write the purpose of the representation."))
-    return RepresentationAnswer(participants=tuple(participants), purpose=purpose or "", event_date=event_date or "")
+    raw = _raw_answer(answer.raw_answer, errors)
+    _check_amend(answer.amend, answer.expected_version, errors)
+    return RepresentationAnswer(
+        participants=tuple(participants),
+        purpose=purpose or "",
+        event_date=event_date or "",
+        raw_answer=raw,
+        amend=answer.amend,
+        expected_version=answer.expected_version,
+    )
+
+
+def _raw_answer(value: str, errors: dict[str, list[str]]) -> str:
+    """The customer's own words: free text, trimmed, optional."""
+    cleaned = _collect(errors, "raw_answer", lambda v: clean_text(v, max_length=MAX_RAW_ANSWER_LENGTH), value)
+    return cleaned or ""
+
+
+_VERSION = re.compile(r"[0-9a-f]{16,64}")
+
+
+def _check_amend(amend: bool, expected_version: str, errors: dict[str, list[str]]) -> None:
+    if amend and not _VERSION.fullmatch(expected_version or ""):
+        errors["answer_version"] = [
+            _("Send the answer_version of the answer you are correcting (from the item's current state).")
+        ]
+
+
+def _validate_resend(answer: ResendAnswer, errors: dict[str, list[str]], *, complete: bool) -> ResendAnswer:
+    chosen = [answer.readable, answer.upload is not None, bool(answer.replaced_by)]
+    if sum(chosen) > 1:
+        errors["readable"] = [
+            _("Choose one: the current document is readable, another item replaces it, or upload a sharper file.")
+        ]
+    elif sum(chosen) == 0 and complete:
+        errors["file"] = [_("Upload a sharper file, name the item that replaces this one, or declare it readable.")]
+    if answer.upload is not None:
+        try:
+            check_file(answer.upload)
+        except ValueError as error:
+            errors["file"] = [str(error)]
+    replaced_by = answer.replaced_by.strip()
+    if replaced_by:
+        try:
+            replaced_by = str(uuid.UUID(replaced_by))
+        except ValueError:
+            errors["replaced_by"] = [_("Enter the id of the item that replaces this one (a UUID).")]
+    return ResendAnswer(readable=answer.readable, upload=answer.upload, replaced_by=replaced_by)

@@ -1,42 +1,68 @@
-"""Writing an answer: a compare-and-set under the row lock.
+"""Writing an answer: one transaction on accounted's database, as the intake would write it.
 
-This is the only place the app writes ``channel_context``, a column the chat
-intake writes too. The page and the JSON API both call ``answer_question``,
-which validates the answer and then writes it as a compare-and-set: the row
-is locked, ``channel_context`` is re-read under the lock, and the answer is
-written only if the very question it answers is still ``moved_to_app``.
-Every other key of the locked row's JSON is carried over as it is, so a
-writer that changed another key a moment earlier keeps its change.
+The page and the JSON API both call ``answer_question``. In one transaction
+on the ``bookkeeping`` database it:
+
+1. locks the item row and re-reads it, then refuses (``AnswerConflict``)
+   unless the very question answered is ``moved_to_app`` (or, for an
+   amendment, is answered and still holds the app's answer, unchanged since
+   the form was loaded), and refuses every booked item;
+2. writes ``channel_context`` in the intake's shapes, every other key
+   carried over as the locked row holds it (``update_fields``: the trigger
+   sets ``updated_at``);
+3. marks the question answered in the WhatsApp conversation (compare-and-set);
+4. appends ``ChannelQuestionAnswered`` to ``processing_history``;
+5. for a resend: supersedes the old item, creating the new item and its
+   document for an upload (a stored file is deleted again on rollback).
+
+After the commit it logs the before and after in the review database
+(``ClarificationEvent``) and re-indexes the items for the list.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
-from django.core.files.base import File
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import roles
-from reviewapp.answers.channel_context import answer_json, answered_context, conflict_reason, utc_stamp
-from reviewapp.answers.inputs import Answer, ResendAnswer
-from reviewapp.answers.validation import CheckedFile, check_file, validate
-from reviewapp.bookkeeping.models import InboxItem
+from reviewapp import index, roles
+from reviewapp.answers import conversation, history, resend
+from reviewapp.answers.channel_context import (
+    answer_json,
+    answer_value,
+    answer_version,
+    answered_context,
+    conflict_reason,
+    to_millis,
+    utc_stamp,
+)
+from reviewapp.answers.inputs import UPLOAD, Answer, ContextAnswer, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.log import app_answer_in_place, app_answers
+from reviewapp.answers.validation import AnswerInvalid, check_file, validate
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
+from reviewapp.routers import BOOKKEEPING_DB
+
+log = logging.getLogger(__name__)
 
 
 class AnswerConflict(Exception):
-    """The question is no longer the one being answered; nothing was written.
+    """The question is not in a state this answer may be written in; nothing was written.
 
-    ``reason`` is ``not_open`` (answered, or no question at all),
-    ``in_chat`` (still open in the chat) or ``other_question`` (a different
-    question is the open one). ``item`` is the row as it is now.
+    ``reason``: ``booked``; ``in_chat`` (still open in the chat), ``not_open``
+    (answered, or no question at all), ``other_question``; for an amendment
+    ``not_answered``, ``changed`` (the answer changed since the form was
+    loaded) or ``answered_in_chat`` (not the app's answer: never amended
+    here); ``busy`` (the conversation kept changing). ``item`` is the row as
+    it is now.
     """
 
     def __init__(self, item: InboxItem, reason: str) -> None:
@@ -46,107 +72,182 @@ class AnswerConflict(Exception):
 
     @property
     def message(self) -> str:
-        if self.reason == "in_chat":
-            return _("This question is still open in the chat; answering it here would race the chat.")
-        if self.reason == "other_question":
-            return _("Another question is open on this item now; your answer was not saved.")
-        return _("Someone else answered this question first; your answer was not saved.")
+        messages = {
+            "booked": _("This item is booked: an answer given now cannot reach the verifikat, so none is saved."),
+            "in_chat": _("This question is still open in the chat; answering it here would race the chat."),
+            "other_question": _("Another question is open on this item now; your answer was not saved."),
+            "not_answered": _("There is no answer to correct on this question; your correction was not saved."),
+            "changed": _("The answer changed since you opened the form; your correction was not saved."),
+            "answered_in_chat": _("This answer was given in the chat; it is never corrected in the app."),
+            "busy": _("The WhatsApp conversation kept changing; nothing was saved. Try again."),
+        }
+        return str(
+            messages.get(self.reason, _("Someone else answered this question first; your answer was not saved."))
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerResult:
     item: InboxItem
     event: ClarificationEvent
+    history: ProcessingHistory
     new_item: InboxItem | None = None
+    document: DocumentAttachment | None = None
+    replaced_by: InboxItem | None = None
+    conversations: list[conversation.ConversationChange] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Written:
+    item: InboxItem
+    before: Any
+    after: dict[str, Any]
+    history: ProcessingHistory
+    conversations: list[conversation.ConversationChange]
+    new_item: InboxItem | None = None
+    document: DocumentAttachment | None = None
+    replaced_by: InboxItem | None = None
 
 
 def answer_question(
     *, item_id: uuid.UUID | str, user: User, answer: Answer, now: dt.datetime | None = None
 ) -> AnswerResult:
-    """Validate ``answer`` and write it if its question is still ``moved_to_app``.
+    """Validate ``answer`` and write it, with its conversation and audit event, in one transaction.
 
     Raises ``PermissionDenied``, ``InboxItem.DoesNotExist``, ``AnswerInvalid``
-    (nothing written) or ``AnswerConflict`` (nothing written). The check and
-    the write happen in one transaction holding the row lock.
+    (nothing written) or ``AnswerConflict`` (nothing written).
     """
     if not user.has_perm(roles.ANSWER):
         raise PermissionDenied
     cleaned = validate(answer)
+    moment = to_millis(now or timezone.now())
     stored: list[tuple[Any, str]] = []
     try:
-        with transaction.atomic():
-            return _write(item_id, user, cleaned, now or timezone.now(), stored)
+        with transaction.atomic(using=BOOKKEEPING_DB):
+            written = _write(item_id, user, cleaned, moment, stored)
     except BaseException:
-        # A rolled-back upload must not leave its file behind in storage.
+        # A rolled-back upload must not leave its file behind in the bucket.
         for storage, name in stored:
-            storage.delete(name)
+            try:
+                storage.delete(name)
+            except Exception:
+                log.exception("could not delete %s after a rolled-back answer", name)
         raise
+    event = ClarificationEvent.objects.create(
+        item_id=written.item.pk,
+        event_type=ClarificationEvent.ANSWERED,
+        question_type=cleaned.question,
+        actor=user,
+        actor_label=user.get_username(),
+        channel=ClarificationEvent.Channel.APP,
+        payload=_log_payload(cleaned, written),
+        occurred_at=moment,
+    )
+    try:
+        index.index_items([written.item.pk, *([written.new_item.pk] if written.new_item else [])])
+    except Exception:
+        # The answer is committed; sync_index's next poll indexes it anyway.
+        log.exception("could not index item %s after an answer", written.item.pk)
+    return AnswerResult(
+        item=written.item,
+        event=event,
+        history=written.history,
+        new_item=written.new_item,
+        document=written.document,
+        replaced_by=written.replaced_by,
+        conversations=written.conversations,
+    )
 
 
 def _write(
-    item_id: uuid.UUID | str,
-    user: User,
-    answer: Answer,
-    now: dt.datetime,
-    stored: list[tuple[Any, str]],
-) -> AnswerResult:
-    answered_at = utc_stamp(now)
+    item_id: uuid.UUID | str, user: User, answer: Answer, now: dt.datetime, stored: list[tuple[Any, str]]
+) -> _Written:
     # The lock makes a concurrent answer wait here, then read what was
-    # committed before it: the check below sees the latest row.
+    # committed before it: the checks below see the latest row.
     item = InboxItem.objects.select_for_update().get(pk=item_id)
     before = item.channel_context
-    reason = conflict_reason(before, answer.question)
+    reason = conflict_reason(before, answer.question, booked=item.is_booked, amend=answer.amend)
+    if reason is None and isinstance(answer, RepresentationAnswer | ContextAnswer) and answer.amend:
+        reason = _amend_conflict(item, answer)
     if reason is not None:
         raise AnswerConflict(item, reason)
     assert isinstance(before, dict)  # conflict_reason found a pending question in it
 
-    new_item = None
-    if isinstance(answer, ResendAnswer) and answer.upload is not None:
-        new_item = _create_resent_item(item, check_file(answer.upload), now=now, stored=stored)
-    after = answered_context(
-        before, answer, answered_at=answered_at, new_item_id=str(new_item.id) if new_item else None
-    )
-    item.channel_context = after
-    item.updated_at = now
-    item.save(update_fields=["channel_context", "updated_at"])
-
-    payload: dict[str, Any] = {"before": before, "after": after, "answer": answer_json(answer)}
+    new_item = document = replaced_by = None
     if isinstance(answer, ResendAnswer):
-        payload["choice"] = answer.choice
-        if new_item is not None:
-            payload["new_item_id"] = str(new_item.id)
-    event = ClarificationEvent.objects.create(
-        item=item,
-        event_type=ClarificationEvent.ANSWERED,
-        question_type=answer.question,
-        actor=user,
-        actor_label=user.get_username(),
-        channel=ClarificationEvent.Channel.APP,
-        payload=payload,
+        if answer.choice == UPLOAD:
+            assert answer.upload is not None
+            document, new_item = resend.store_upload(item, check_file(answer.upload), now=now, stored=stored)
+        elif answer.replaced_by:
+            replaced_by = resend.replacement(item, answer.replaced_by)
+    after = answered_context(before, answer, answered_at=utc_stamp(now))
+    if answer.amend and _without_times(answer_value(after, answer.question)) == _without_times(
+        answer_value(before, answer.question)
+    ):
+        raise AnswerInvalid({"amend": [_("This is the answer already saved: change something to correct it.")]})
+    item.channel_context = after
+    item.save(update_fields=["channel_context"])
+
+    try:
+        changes = conversation.settle_in_conversations(item.pk, answer.question)
+    except conversation.ConversationBusy:
+        raise AnswerConflict(item, "busy") from None
+    event = history.append_question_event(
+        item,
+        event_type=history.ANSWERED,
+        question=answer.question,
+        actor=history.actor_for(user),
         occurred_at=now,
+        amended=answer.amend,
     )
-    return AnswerResult(item=item, event=event, new_item=new_item)
+    item.refresh_from_db()
+    return _Written(
+        item=item,
+        before=before,
+        after=after,
+        history=event,
+        conversations=changes,
+        new_item=new_item,
+        document=document,
+        replaced_by=replaced_by,
+    )
 
 
-def _create_resent_item(
-    old: InboxItem, checked: CheckedFile, *, now: dt.datetime, stored: list[tuple[Any, str]]
-) -> InboxItem:
-    """A new item for the same company holding the sharper document."""
-    old_ctx = old.channel_context if isinstance(old.channel_context, dict) else {}
-    channel = old_ctx.get("channel")
-    new_item = InboxItem(
-        company_id=old.company_id,
-        source="app",
-        status="pending",
-        channel_context={
-            "channel": channel if isinstance(channel, str) and channel else "whatsapp",
-            "supersedes": str(old.id),
-        },
-        created_at=now,
-        updated_at=now,
-    )
-    # The stored name is ours: the client's file name is nothing to trust.
-    new_item.document_file.save(f"{new_item.id}.{checked.extension}", File(checked.upload), save=False)
-    stored.append((new_item.document_file.storage, new_item.document_file.name or ""))
-    new_item.save()
-    return new_item
+def _without_times(value: Any) -> Any:
+    """An answer's value without its ``answered_at`` (at any depth), to tell a real correction from a resave."""
+    if isinstance(value, dict):
+        return {key: _without_times(item) for key, item in value.items() if key != "answered_at"}
+    return value
+
+
+def _amend_conflict(item: InboxItem, answer: RepresentationAnswer | ContextAnswer) -> str | None:
+    """Why this amendment may not be written: ``changed`` first, then ``answered_in_chat``."""
+    live = answer_value(item.channel_context, answer.question)
+    if answer_version(live) != answer.expected_version:
+        return "changed"
+    if app_answer_in_place(item.channel_context, answer.question, app_answers(item.pk)) is None:
+        return "answered_in_chat"
+    return None
+
+
+def _log_payload(answer: Answer, written: _Written) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "before": written.before,
+        "after": written.after,
+        "answer": answer_json(answer),
+        "amended": answer.amend,
+        "history_event_id": str(written.history.pk),
+        "conversations": [change.to_json() for change in written.conversations],
+    }
+    if isinstance(answer, RepresentationAnswer | ContextAnswer):
+        # Whether raw_answer holds a person's words or the app's rendering of
+        # what was typed: the item page quotes only the former.
+        payload["raw_answer_source"] = "customer" if answer.raw_answer else "rendered"
+    if isinstance(answer, ResendAnswer):
+        new = written.new_item or written.replaced_by
+        payload["resend"] = {
+            "choice": answer.choice,
+            "new_item_id": str(new.pk) if new else None,
+            "document_id": str(written.document.pk) if written.document else None,
+        }
+    return payload

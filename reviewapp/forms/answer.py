@@ -17,10 +17,15 @@ from django.utils.translation import gettext_lazy as _
 from reviewapp import answers
 from reviewapp.answers import Answer, AnswerInvalid
 
-# The buttons' ``action`` values.
+# The buttons' ``action`` values. "Not representation" first asks for a
+# confirmation (DENY shows its preview), then saves (DENY_CONFIRM); EDIT goes
+# back to the form with what was typed.
 SAVE: Final = "save"
 DENY: Final = "deny"
+DENY_CONFIRM: Final = "deny_confirm"
+EDIT: Final = "edit"
 ADD_ROW: Final = "add_row"
+ACTIONS: Final = (SAVE, DENY, DENY_CONFIRM, EDIT, ADD_ROW)
 
 # Bound formsets never build more rows than this, whatever TOTAL_FORMS says;
 # beyond MAX_PARTICIPANTS the answer is refused with a message anyway.
@@ -31,6 +36,19 @@ def _text_input(max_length: int, **attrs: Any) -> forms.TextInput:
     return forms.TextInput(attrs={"maxlength": max_length, "autocomplete": "off", **attrs})
 
 
+def _raw_answer_field() -> forms.CharField:
+    return forms.CharField(
+        label=_("The customer's own words (optional)"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 2, "maxlength": answers.MAX_RAW_ANSWER_LENGTH}),
+        help_text=_(
+            "Only what the customer said, for example on the phone or in a mail, word for word. "
+            "Left empty, the answer is stored as what you entered above."
+        ),
+    )
+
+
 class AnswerFormMixin:
     """What the view needs from every answer form."""
 
@@ -38,6 +56,20 @@ class AnswerFormMixin:
     answer: Answer | None = None
     # Errors that belong to no single field (e.g. "at most 20 participants").
     group_errors: list[str]
+
+    @property
+    def is_amendment(self) -> bool:
+        form: Any = self
+        value = form.data.get("amend") if form.is_bound else form.initial.get("amend")
+        return value in ("1", "true", "on", True)
+
+    def amend_fields(self) -> tuple[bool, str]:
+        """Whether this corrects an earlier answer, and the version of the answer it corrects."""
+        form: Any = self
+        if not self.is_amendment:
+            return False, ""
+        version = form.data.get("answer_version", "") if form.is_bound else form.initial.get("answer_version", "")
+        return True, str(version or "")
 
     @property
     def valid_answer(self) -> Answer:
@@ -119,6 +151,9 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
         widget=forms.DateInput(attrs={"type": "date"}),
         help_text=_("YYYY-MM-DD, when it differs from the receipt."),
     )
+    raw_answer = _raw_answer_field()
+    amend = forms.CharField(required=False, widget=forms.HiddenInput)
+    answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def __init__(
         self,
@@ -128,9 +163,13 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
         channel_context: object = None,
         action: str = SAVE,
         extra_rows: int = 0,
+        amend_version: str = "",
+        customer_words: str = "",
         **kwargs: Any,
     ) -> None:
         initial, rows = _representation_initial(channel_context)
+        if amend_version:
+            initial.update(amend="1", answer_version=amend_version, raw_answer=customer_words)
         super().__init__(data, files, initial=initial, **kwargs)
         self.action = action
         self.group_errors = []
@@ -145,10 +184,20 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
         return [self, *self.participants.forms]
 
     def is_valid(self, *, complete: bool = True) -> bool:
-        if self.action == DENY:
+        amend, version = self.amend_fields()
+        if self.action in (DENY, DENY_CONFIRM):
             # "Not representation" settles it whatever is on screen (often
-            # the half answer the form was prefilled with): nothing typed is used.
-            self.answer = answers.RepresentationAnswer(denied=True)
+            # the half answer the form was prefilled with): only the
+            # customer's own words are kept, if any were typed.
+            words = str(self.data.get("raw_answer", "") or "")
+            try:
+                self.answer = answers.validate(
+                    answers.RepresentationAnswer(denied=True, raw_answer=words, amend=amend, expected_version=version)
+                )
+            except AnswerInvalid as invalid:
+                super().is_valid()  # builds cleaned_data, so the errors can go under their fields
+                self.apply_errors(invalid.errors)
+                return False
             return True
         own_ok = super().is_valid()
         rows_ok = self.participants.is_valid()
@@ -164,6 +213,9 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
             ),
             purpose=self.cleaned_data["purpose"],
             event_date=self.cleaned_data["event_date"],
+            raw_answer=self.cleaned_data["raw_answer"],
+            amend=amend,
+            expected_version=version,
         )
         try:
             self.answer = answers.validate(answer, complete=complete)
@@ -179,7 +231,7 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
             if parts[0] == "participants" and len(parts) == 3 and parts[1].isdigit() and int(parts[1]) < len(rows):
                 for message in messages:
                     rows[int(parts[1])].add_error(parts[2], message)
-            elif key in ("purpose", "event_date"):
+            elif key in ("purpose", "event_date", "raw_answer"):
                 for message in messages:
                     self.add_error(key, message)
             else:
@@ -222,7 +274,9 @@ def representation_form_with_extra_row(form: RepresentationForm, channel_context
     """The same typed values, unbound, with one more empty row (no JavaScript)."""
     rows = form.typed_rows()
     fresh = RepresentationForm(channel_context=None)
-    fresh.initial = {"purpose": form.data.get("purpose", ""), "event_date": form.data.get("event_date", "")}
+    fresh.initial = {
+        key: form.data.get(key, "") for key in ("purpose", "event_date", "raw_answer", "amend", "answer_version")
+    }
     fresh.participants = participant_formset(initial=rows)
     fresh.participants.extra = 1
     return fresh
@@ -235,18 +289,46 @@ class ContextForm(AnswerFormMixin, forms.Form):
         required=False,
         strip=False,
         widget=forms.Textarea(attrs={"rows": 4, "maxlength": answers.MAX_TEXT_LENGTH}),
-        help_text=_("Saved as the note on the receipt, in the customer's words where you have them."),
+        help_text=_("Saved as the note on the receipt."),
     )
+    raw_answer = _raw_answer_field()
+    amend = forms.CharField(required=False, widget=forms.HiddenInput)
+    answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
-        super().__init__(data, files, **kwargs)
+    def __init__(
+        self,
+        data: Any = None,
+        files: Any = None,
+        *,
+        channel_context: object = None,
+        amend_version: str = "",
+        customer_words: str = "",
+        **kwargs: Any,
+    ) -> None:
+        initial: dict[str, Any] = {}
+        if amend_version:
+            note = channel_context.get("user_note") if isinstance(channel_context, dict) else None
+            initial = {
+                "text": note if isinstance(note, str) else "",
+                "raw_answer": customer_words,
+                "amend": "1",
+                "answer_version": amend_version,
+            }
+        super().__init__(data, files, initial=initial, **kwargs)
         self.group_errors = []
 
     def is_valid(self, *, complete: bool = True) -> bool:
         if not super().is_valid():
             return False
+        amend, version = self.amend_fields()
+        answer = answers.ContextAnswer(
+            text=self.cleaned_data["text"],
+            raw_answer=self.cleaned_data["raw_answer"],
+            amend=amend,
+            expected_version=version,
+        )
         try:
-            self.answer = answers.validate(answers.ContextAnswer(text=self.cleaned_data["text"]), complete=complete)
+            self.answer = answers.validate(answer, complete=complete)
         except AnswerInvalid as invalid:
             self.apply_errors(invalid.errors)
             return False
@@ -255,8 +337,8 @@ class ContextForm(AnswerFormMixin, forms.Form):
     def apply_errors(self, errors: dict[str, list[str]]) -> None:
         for key, messages in errors.items():
             for message in messages:
-                if key == "text":
-                    self.add_error("text", message)
+                if key in ("text", "raw_answer"):
+                    self.add_error(key, message)
                 else:
                     self.group_errors.append(message)
 
@@ -266,11 +348,18 @@ class ResendForm(AnswerFormMixin, forms.Form):
     choice = forms.ChoiceField(
         label=_("What settles it?"),
         choices=[
-            ("upload", _("Upload a sharper file (JPEG, PNG or PDF)")),
-            ("readable", _("The current document is readable")),
+            (answers.READABLE, _("The current document is readable after all")),
+            (answers.REPLACED, _("A newer item of this company replaces it")),
+            (answers.UPLOAD, _("Upload a sharper file (JPEG, PNG or PDF)")),
         ],
         widget=forms.RadioSelect,
-        error_messages={"required": _("Choose one: upload a new file, or declare the current document readable.")},
+        error_messages={"required": _("Choose how the question is settled.")},
+    )
+    replaced_by = forms.CharField(
+        label=_("Id of the newer item"),
+        required=False,
+        widget=_text_input(36, spellcheck="false"),
+        help_text=_("The item the customer sent instead: it must be newer and of the same company."),
     )
     file = forms.FileField(
         label=_("Sharper file"),
@@ -280,16 +369,32 @@ class ResendForm(AnswerFormMixin, forms.Form):
     )
 
     def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
+        kwargs.pop("amend_version", None)
+        kwargs.pop("customer_words", None)
         super().__init__(data, files, **kwargs)
         self.group_errors = []
 
     def is_valid(self, *, complete: bool = True) -> bool:
         if not super().is_valid():
             return False
+        choice = self.cleaned_data["choice"]
         upload: UploadedFile | None = self.cleaned_data.get("file") or None
-        readable = self.cleaned_data["choice"] == "readable"
+        replaced_by = self.cleaned_data.get("replaced_by", "") or ""
+        answer = answers.ResendAnswer(
+            readable=choice == answers.READABLE,
+            upload=upload if choice == answers.UPLOAD else None,
+            replaced_by=replaced_by if choice == answers.REPLACED else "",
+        )
+        errors: dict[str, list[str]] = {}
+        if choice == answers.UPLOAD and upload is None:
+            errors["file"] = [str(_("Choose the file to upload."))]
+        if choice == answers.REPLACED and not replaced_by.strip():
+            errors["replaced_by"] = [str(_("Enter the id of the item that replaces this one."))]
+        if errors:
+            self.apply_errors(errors)
+            return False
         try:
-            self.answer = answers.validate(answers.ResendAnswer(readable=readable, upload=upload), complete=complete)
+            self.answer = answers.validate(answer, complete=complete)
         except AnswerInvalid as invalid:
             self.apply_errors(invalid.errors)
             return False
@@ -298,8 +403,8 @@ class ResendForm(AnswerFormMixin, forms.Form):
     def apply_errors(self, errors: dict[str, list[str]]) -> None:
         for key, messages in errors.items():
             for message in messages:
-                if key == "file":
-                    self.add_error("file", message)
+                if key in ("file", "replaced_by"):
+                    self.add_error(key, message)
                 elif key == "readable":
                     self.add_error("choice", message)
                 else:
@@ -314,9 +419,30 @@ FORMS: Final[dict[str, type[RepresentationForm | ContextForm | ResendForm]]] = {
 
 
 def answer_form(
-    question: str, *, channel_context: object, data: Any = None, files: Any = None, action: str = SAVE
+    question: str,
+    *,
+    channel_context: object,
+    data: Any = None,
+    files: Any = None,
+    action: str = SAVE,
+    amend_version: str = "",
+    customer_words: str = "",
 ) -> RepresentationForm | ContextForm | ResendForm:
-    """The form for ``question``: bound to ``data`` when given, else prefilled."""
+    """The form for ``question``: bound to ``data`` when given, else prefilled.
+
+    ``amend_version`` (the current answer's ``answer_version``) makes an
+    unbound form a correction of the app's answer, prefilled with it.
+    """
     if question == answers.REPRESENTATION:
-        return RepresentationForm(data, files, channel_context=channel_context, action=action)
-    return FORMS[question](data, files, channel_context=channel_context)
+        return RepresentationForm(
+            data,
+            files,
+            channel_context=channel_context,
+            action=action,
+            amend_version=amend_version,
+            customer_words=customer_words,
+        )
+    form_class = FORMS[question]
+    return form_class(
+        data, files, channel_context=channel_context, amend_version=amend_version, customer_words=customer_words
+    )

@@ -1,183 +1,52 @@
 """Answering a ``moved_to_app`` question: the item page's form, its live preview, the JSON API.
 
 All three go through ``reviewapp.answers``: the forms only turn fields into
-an answer, ``answers.answer_question`` validates and writes it.
+an answer, ``answers.answer_question`` validates and writes it. The panel
+also corrects an answer the app gave ("amend"), asks before saving a denial,
+shows the link between a resent item and its replacement, and says so when
+another program has replaced an answer the app wrote.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from reviewapp import answers, inbox, items, roles, states
+from reviewapp import answers, inbox, roles, states
+from reviewapp.answers.panel import answered_by, panel_context, preview_of
 from reviewapp.api_auth import api_view, json_error
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import (
+    ACTIONS,
     ADD_ROW,
     DENY,
+    EDIT,
     SAVE,
     RepresentationForm,
     answer_form,
     representation_form_with_extra_row,
 )
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import IndexedItem
 
 PANEL = "items/_answer_panel.html#answer-panel"
 PREVIEW = "items/_answer_panel.html#answer-preview"
 PAGE = "items/answer.html"
 
-AnswerForm = Any  # one of reviewapp.forms.answer's three answer forms
-
-
-# --- What the panel shows ---------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class AnsweredBy:
-    """Who settled the question, from the latest answer event."""
-
-    actor: str
-    channel: str
-    at: Any
-
-    def to_json(self) -> dict[str, Any]:
-        return {"actor": self.actor or None, "channel": self.channel, "at": answers.utc_stamp(self.at)}
-
-
-@dataclass(frozen=True, slots=True)
-class ConflictView:
-    """The answer that won, as the item holds it now."""
-
-    reason: str
-    message: str
-    lines: list[str]
-    notes: str | None
-    answered_by: AnsweredBy | None
-    open_question: dict[str, Any] | None
-
-    @property
-    def lines_text(self) -> str:
-        return "\n".join(self.lines)
-
-
-def answered_by(item: InboxItem) -> AnsweredBy | None:
-    event = answers.latest_answer_event(item)
-    if event is None:
-        return None
-    return AnsweredBy(actor=event.actor_label, channel=items.channel_label(event.channel), at=event.occurred_at)
-
-
-def conflict_view(conflict: answers.AnswerConflict) -> ConflictView:
-    item = conflict.item
-    now = answers.outputs(item, item.channel_context)
-    pending = answers.pending_question(item.channel_context)
-    open_question = (
-        {"type": pending.get("type"), "status": pending.get("status")}
-        if pending and pending.get("status") in ("open", "moved_to_app")
-        else None
-    )
-    return ConflictView(
-        reason=conflict.reason,
-        message=conflict.message,
-        lines=now["lines"],
-        notes=now["notes"],
-        answered_by=answered_by(item),
-        open_question=open_question,
-    )
-
-
-def preview_of(item: InboxItem, form: AnswerForm) -> dict[str, Any]:
-    """The outputs after saving what ``form`` holds, or why there are none yet.
-
-    Nothing is written: the new context is built in memory by the same
-    function the write uses.
-    """
-    if form.question == answers.RESEND:
-        # Both choices settle the question the same way for the prompt and
-        # the verifikat; the file is not sent just to preview.
-        answer: answers.Answer = answers.ResendAnswer(readable=True)
-    elif not form.is_bound:
-        return {"after": None, "note": None}
-    else:
-        # A fresh form: the one shown may carry a save's "incomplete" errors,
-        # and a half answer is still worth previewing.
-        typed = answer_form(form.question, channel_context=None, data=form.data)
-        if not typed.is_valid(complete=False):
-            return {"after": None, "note": _("Fix the marked fields to see the preview.")}
-        answer = typed.valid_answer
-    note = None
-    try:
-        answers.validate(answer)
-    except answers.AnswerInvalid as invalid:
-        note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
-    ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
-    after_ctx = answers.answered_context(ctx, answer, answered_at=answers.utc_stamp(timezone.now()))
-    return {"after": answers.outputs(item, after_ctx), "note": note}
-
-
-def panel_context(
-    item: InboxItem,
-    user: AbstractBaseUser | AnonymousUser,
-    *,
-    form: AnswerForm | None = None,
-    list_query: str = "",
-    conflict: answers.AnswerConflict | None = None,
-) -> dict[str, Any]:
-    """The context ``items/_answer_panel.html`` needs, under ``answer_panel``.
-
-    The item page calls this with the item alone; the answer views pass the
-    bound form (invalid input, or a conflict) so what was typed stays.
-    """
-    ctx = item.channel_context
-    pending = answers.pending_question(ctx)
-    status = pending.get("status") if pending else None
-    question = pending.get("type") if pending else None
-    may_answer = isinstance(user, User) and user.has_perm(roles.ANSWER)
-    panel: dict[str, Any] = {
-        "mode": None,
-        "question": question,
-        "question_label": states.QUESTION_TYPE_LABELS.get(str(question), question),
-        "may_answer": may_answer,
-        "list_query": list_query,
-        "form": None,
-        "max_participants": answers.MAX_PARTICIPANTS,
-    }
-    if conflict is not None:
-        panel["mode"] = "conflict"
-        panel["conflict"] = conflict_view(conflict)
-        if form is not None:
-            form.make_readonly()
-            panel["form"] = form
-            panel["question"] = form.question
-    elif status == "open":
-        panel["mode"] = "waiting"
-        ends = answers.chat_window_ends(ctx)
-        panel["window_ends"] = ends
-        panel["window_passed"] = ends is not None and ends <= timezone.now()
-    elif status == "moved_to_app" and question in answers.QUESTION_TYPES:
-        panel["mode"] = "answer"
-        if may_answer:
-            form = form or answer_form(question, channel_context=ctx)
-            panel["form"] = form
-            panel["current"] = answers.outputs(item, ctx)
-            panel["preview"] = preview_of(item, form)
-    elif status == "moved_to_app":
-        panel["mode"] = "unknown_type"
-    return {"answer_panel": panel}
+# Posted fields that are not part of what was typed (never carried through the denial's confirmation).
+_NOT_TYPED: Final = frozenset({"csrfmiddlewaretoken", "action"})
 
 
 # --- After saving -------------------------------------------------------------------
@@ -188,29 +57,28 @@ def _clean_query(raw: str) -> str:
     return QueryDict(raw[:2000]).urlencode()
 
 
-def next_item_url(item: InboxItem, list_query: str) -> str:
+def next_item_url(listed: IndexedItem | None, list_query: str) -> str:
     """Where Ctrl+Enter goes after saving: the next item still needing an answer.
 
     First in the list the user came from (its filters, plus "needs answer",
     after this item in its order), else the oldest question waiting for the
-    app anywhere, else the list. ``item`` is the item as it was before the
-    answer, so its position in a "question age" order is where it was listed.
+    app anywhere, else the list. ``listed`` is the item's read-model row as
+    it was before the answer, so its position is where it was listed.
     """
-    query = QueryDict(list_query, mutable=True)
-    query.setlist("state", [*query.getlist("state"), states.NEEDS_ANSWER])
-    query.pop("page", None)
-    _previous, following = inbox.neighbours(item, query)
     suffix = f"?{list_query}" if list_query else ""
-    if following is not None:
-        return reverse("item_detail", args=[following.pk]) + suffix
-    oldest = (
-        InboxItem.objects.filter(state_needs_answer=True)
-        .exclude(pk=item.pk)
-        .order_by(*(key.order_by() for key in inbox.SORTS["question_age"]))
-        .first()
-    )
-    if oldest is not None:
-        return reverse("item_detail", args=[oldest.pk]) + suffix
+    if listed is not None:
+        query = QueryDict(list_query, mutable=True)
+        query.setlist("state", [*query.getlist("state"), states.NEEDS_ANSWER])
+        query.pop("page", None)
+        _previous, following = inbox.neighbours(listed, query)
+        if following is not None:
+            return reverse("item_detail", args=[following.pk]) + suffix
+    oldest = IndexedItem.objects.filter(state_needs_answer=True)
+    if listed is not None:
+        oldest = oldest.exclude(pk=listed.pk)
+    first = oldest.order_by(*(key.order_by() for key in inbox.SORTS["question_age"])).first()
+    if first is not None:
+        return reverse("item_detail", args=[first.pk]) + suffix
     return reverse("inbox") + suffix
 
 
@@ -235,7 +103,7 @@ def _render(request: HtmxHttpRequest, item: InboxItem, panel: dict[str, Any], *,
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.ANSWER, raise_exception=True)
 def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    """The answer form: GET shows it on its own page, POST saves it.
+    """The answer form: GET shows it on its own page, POST saves it (or asks to confirm a denial).
 
     Invalid input re-renders the form with the errors and everything typed;
     a conflict shows the answer that won next to what was typed.
@@ -249,39 +117,51 @@ def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpRespons
     if question not in answers.QUESTION_TYPES:
         return HttpResponseBadRequest(_("Unknown question type."))
     action = request.POST.get("action", SAVE)
+    action = action if action in ACTIONS else SAVE
     form = answer_form(
-        question,
-        channel_context=item.channel_context,
-        data=request.POST,
-        files=request.FILES,
-        action=DENY if action == DENY else SAVE,
+        question, channel_context=item.channel_context, data=request.POST, files=request.FILES, action=action
     )
+
+    def again(**extra: Any) -> HttpResponse:
+        return _render(request, item, panel_context(item, request.user, list_query=list_query, **extra))
+
     # The question may have been settled while the page was open: say so
     # before asking anybody to fix a field. (answer_question checks again
     # under the row lock; this early look only saves a pointless form.)
-    reason = answers.conflict_reason(item.channel_context, question)
+    reason = answers.conflict_reason(item.channel_context, question, booked=item.is_booked, amend=form.is_amendment)
     if reason is not None:
         conflict = answers.AnswerConflict(item, reason)
         panel = panel_context(item, request.user, form=form, list_query=list_query, conflict=conflict)
         return _render(request, item, panel, status=409)
     if action == ADD_ROW and isinstance(form, RepresentationForm):
         # Without JavaScript, "Add a participant" posts the form: show it again with one more row.
-        form = representation_form_with_extra_row(form, item.channel_context)
-        return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
+        return again(form=representation_form_with_extra_row(form, item.channel_context))
+    if action == EDIT:
+        # Back from the denial's confirmation: the form as it was typed, no errors yet.
+        return again(form=form)
+    if action == DENY and isinstance(form, RepresentationForm):
+        typed = [(key, value) for key, values in request.POST.lists() if key not in _NOT_TYPED for value in values]
+        return again(form=form, confirm_deny=typed)
     if not form.is_valid():
-        return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
+        return again(form=form)
 
+    listed = IndexedItem.objects.filter(pk=item.pk).first()
     try:
         answers.answer_question(item_id=item.pk, user=_answerer(request), answer=form.valid_answer)
     except answers.AnswerInvalid as invalid:
         form.apply_errors(invalid.errors)
-        return _render(request, item, panel_context(item, request.user, form=form, list_query=list_query))
+        return again(form=form)
     except answers.AnswerConflict as conflict:
         panel = panel_context(conflict.item, request.user, form=form, list_query=list_query, conflict=conflict)
         return _render(request, conflict.item, panel, status=409)
 
-    messages.success(request, _("Answer saved."))
-    url = next_item_url(item, list_query)
+    if form.is_amendment:
+        # A correction is about this item: back to it, not on to the next question.
+        messages.success(request, _("Answer corrected."))
+        url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
+    else:
+        messages.success(request, _("Answer saved."))
+        url = next_item_url(listed, list_query)
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return redirect(url)
@@ -296,7 +176,7 @@ def answer_preview(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse
     if question not in answers.QUESTION_TYPES:
         return HttpResponseBadRequest(_("Unknown question type."))
     panel = panel_context(item, request.user)["answer_panel"]
-    if panel["mode"] == "answer" and panel["question"] == question:
+    if panel["mode"] in ("answer", "answered") and panel["form"] is not None and panel["question"] == question:
         form = answer_form(question, channel_context=item.channel_context, data=request.POST, files=request.FILES)
         panel["preview"] = preview_of(item, form)
     else:
@@ -309,18 +189,38 @@ def answer_preview(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse
 
 
 def state_json(item: InboxItem) -> dict[str, Any]:
-    """The item's clarification state as the API reports it after an answer or a conflict."""
+    """The item's clarification state as the API reports it after an answer or a conflict.
+
+    ``answer_version`` is what an amendment sends back (``null`` when the
+    item holds no answer the app may correct); ``replaced_answer`` is the
+    app's answer another program replaced, if any.
+    """
     out = answers.outputs(item, item.channel_context)
     pending = answers.pending_question(item.channel_context)
-    by = answered_by(item)
+    log = answers.app_answers(item.pk)
+    by = answered_by(item, log)
+    question = pending.get("type") if pending else None
+    amendable = (
+        isinstance(question, str)
+        and not item.is_booked
+        and answers.app_answer_in_place(item.channel_context, question, log) is not None
+    )
+    replaced = answers.replaced_answer(item, log)
+    links = answers.resend_links(item.pk)
     return {
         "id": str(item.pk),
         "summary": out["summary"],
         "lines": out["lines"],
         "notes": out["notes"],
         "pending_question": pending,
-        "states": sorted(states.compute(item.channel_context, item.extracted_data).states),
+        "states": sorted(states.compute(item.channel_context, item.extracted_data, booked=item.is_booked).states),
         "answered_by": by.to_json() if by else None,
+        "answer_version": answers.answer_version(answers.answer_value(item.channel_context, str(question)))
+        if amendable
+        else None,
+        "replaced_answer": replaced.to_json() if replaced else None,
+        "replaced_by_item": links["replaced_by"]["item_id"] if links["replaced_by"] else None,
+        "replaces_items": [link["item_id"] for link in links["replaces"]],
     }
 
 
@@ -352,6 +252,7 @@ def api_answer(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         {
             **state_json(result.item),
             "event_id": result.event.pk,
+            "history_event_id": str(result.history.pk),
             "new_item_id": str(result.new_item.pk) if result.new_item else None,
         }
     )

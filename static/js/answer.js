@@ -88,7 +88,8 @@
     var target = event.target;
     var form = target instanceof Element ? target.closest("[data-answer-form]") : null;
     if (!form) form = document.querySelector("[data-answer-form]");
-    if (!form) return;
+    // A correction form folded away in <details> is not what the user is typing into.
+    if (!form || form.closest("details:not([open])")) return;
     var save = form.querySelector("[data-answer-save]");
     if (!save || save.disabled) return;
     event.preventDefault();
@@ -103,14 +104,18 @@
 
   document.addEventListener("htmx:afterSwap", function (event) {
     enhance(document);
-    // After Save or "Not representation" came back with errors or a
-    // conflict, put the keyboard where the user has to look. (The live
+    // After Save or "Not representation" came back with errors, a conflict
+    // or the denial's confirmation, put the keyboard where the user has to look. (The live
     // preview is requested by the form itself and must not move the focus.)
     var config = event.detail && event.detail.requestConfig;
     if (!config || !config.elt || config.elt.tagName !== "BUTTON") return;
     var panel = document.getElementById("answer-panel");
     if (!panel) return;
-    var first = panel.querySelector('[aria-invalid="true"]') || panel.querySelector("#answer-conflict, #answer-form_error");
+    // A denial waiting for confirmation: the question itself, not its
+    // destructive button, so a stray Enter cannot confirm it.
+    var first =
+      panel.querySelector('[aria-invalid="true"]') ||
+      panel.querySelector("#answer-conflict, #answer-form_error, #answer-confirm-deny");
     if (!first) return;
     if (!first.matches("input, textarea, select, button")) first.setAttribute("tabindex", "-1");
     first.focus();

@@ -1,20 +1,24 @@
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 import pytest
+from django.db import connections
 
-from reviewapp.models import InboxItem
+from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
-ASKED_AT = "2026-08-01T09:00:00Z"
+ASKED_AT = "2026-08-01T09:00:00.000Z"
 
 # Keys the chat and other intakes write that the app must never touch.
 FOREIGN_KEYS: dict[str, Any] = {
     "mail_subject": "Kvitto",
     "mail_from": "a@b.se",
     "peppol_id": "0007:5567321707",
-    "company_selected_via": "whatsapp_menu",
+    "company_selected_via": "pin",
     "caption": "lunch",
     "nested": {"b": [1, 2, {"c": None}], "a": "å"},
 }
@@ -29,6 +33,82 @@ def moved_item(question: str = "representation", *, status: str = "moved_to_app"
         **ctx,
     }
     return factories.make_item(channel_context=channel_context)
+
+
+def make_conversation(item: InboxItem, *, context: dict[str, Any] | None = None, state: str = "idle") -> uuid.UUID:
+    """A linked phone and its conversation for the item's owner, holding ``context``.
+
+    By default ``recent_questions`` holds the item's question as the 48-hour
+    sweep leaves it: ``moved_to_app``.
+    """
+    if context is None:
+        pending = item.channel_context.get("pending_question", {}) if isinstance(item.channel_context, dict) else {}
+        context = {
+            "recent_questions": [
+                {
+                    "type": pending.get("type", "representation"),
+                    "inbox_item_id": str(item.pk),
+                    "asked_at": ASKED_AT,
+                    "status": "moved_to_app",
+                }
+            ],
+            "budget": {"day_key": "2026-08-01", "count": 1},
+        }
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO public.whatsapp_phone_links (user_id, phone_hash) VALUES (%s, %s) RETURNING id",
+            [item.user_id, uuid.uuid4().hex],
+        )
+        link = cursor.fetchone()[0]
+        cursor.execute(
+            "INSERT INTO public.whatsapp_conversations (phone_link_id, company_id, state, context)"
+            " VALUES (%s, %s, %s, %s::jsonb) RETURNING id",
+            [link, item.company_id, state, json.dumps(context)],
+        )
+        return cursor.fetchone()[0]
+
+
+def conversation(conversation_id: uuid.UUID) -> tuple[dict[str, Any], str, Any]:
+    """A conversation's context, state and updated_at as stored."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "SELECT context::text, state, updated_at FROM public.whatsapp_conversations WHERE id = %s",
+            [conversation_id],
+        )
+        text, state, updated_at = cursor.fetchone()
+    return json.loads(text), state, updated_at
+
+
+def book(item: InboxItem) -> None:
+    """Book the item: a journal entry is created from it."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("INSERT INTO public.journal_entries (company_id) VALUES (%s) RETURNING id", [item.company_id])
+        entry = cursor.fetchone()[0]
+        cursor.execute(
+            "UPDATE public.invoice_inbox_items SET created_journal_entry_id = %s WHERE id = %s", [entry, item.pk]
+        )
+    item.refresh_from_db()
+
+
+def history(item: InboxItem, event_type: str = "ChannelQuestionAnswered") -> list[ProcessingHistory]:
+    return list(ProcessingHistory.objects.filter(aggregate_id=item.pk, event_type=event_type).order_by("seq"))
+
+
+def stored_context(item: InboxItem) -> dict[str, Any]:
+    item.refresh_from_db()
+    assert isinstance(item.channel_context, dict)
+    return item.channel_context
+
+
+@pytest.fixture(autouse=True)
+def documents_bucket(_fast_and_local, settings, tmp_path):  # type: ignore[no-untyped-def]
+    """accounted's ``documents`` bucket, in a throwaway folder."""
+    bucket = tmp_path / "bucket"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "documents": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": bucket}},
+    }
+    return bucket
 
 
 @pytest.fixture

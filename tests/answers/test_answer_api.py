@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
 import pytest
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
 from reviewapp import roles
 from reviewapp.api_auth import create_token
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
+from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
-from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, moved_item
+from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, book, history, make_conversation, moved_item
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +73,7 @@ def test_a_representation_answer_returns_the_new_summary_and_lines(bookkeeper_cl
     assert ctx["pending_question"] == {"type": "representation", "asked_at": ASKED_AT, "status": "answered"}
     for key, value in FOREIGN_KEYS.items():
         assert ctx[key] == value
-    assert ClarificationEvent.objects.get(item=item).channel == "app"
+    assert ClarificationEvent.objects.get(item_id=item.pk).channel == "app"
 
 
 def test_a_denial_through_the_api(bookkeeper_client):
@@ -92,11 +96,47 @@ def test_a_context_answer_through_the_api(bookkeeper_client):
 
 
 def test_declaring_readable_through_the_api(bookkeeper_client):
-    item = moved_item("resend")
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
     response = post(bookkeeper_client, item, {"question": "resend", "readable": True})
     assert response.status_code == 200
-    assert stored(item)["quality"]["resend_choice"] == "readable"
+    ctx = stored(item)
+    assert ctx["pending_question"]["status"] == "answered"
+    assert ctx["quality"] == {"resend_requested_at": ASKED_AT}
     assert response.json()["new_item_id"] is None
+
+
+def test_naming_the_replacing_item_through_the_api(bookkeeper_client):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    newer = factories.make_item(company=item.company)
+    InboxItem.objects.filter(pk=newer.pk).update(created_at=item.created_at + dt.timedelta(minutes=1))
+    response = post(bookkeeper_client, item, {"question": "resend", "replaced_by": str(newer.pk)})
+    assert response.status_code == 200
+    assert stored(item)["quality"] == {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True}
+    assert response.json()["replaced_by_item"] == str(newer.pk)
+
+
+def test_the_customers_own_words_through_the_api(bookkeeper_client):
+    item = moved_item("context")
+    body = {"question": "context", "text": "Taxi till kund", "raw_answer": "taxin till volvo igår"}
+    assert post(bookkeeper_client, item, body).status_code == 200
+    ctx = stored(item)
+    assert ctx["user_note"] == "Taxi till kund"
+    assert ctx["context_answer"]["raw_answer"] == "taxin till volvo igår"
+
+
+def test_the_answer_writes_the_conversation_and_the_audit_log(bookkeeper_client, bookkeeper):
+    item = moved_item("context")
+    conv = make_conversation(item)
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Taxi"})
+    assert response.status_code == 200
+    rows = history(item)
+    assert [row.actor for row in rows] == [{"type": "user", "id": f"review-app:{bookkeeper.pk}", "label": "bea"}]
+    assert response.json()["history_event_id"] == str(rows[0].pk)
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "SELECT context->'recent_questions'->0->>'status' FROM whatsapp_conversations WHERE id = %s", [conv]
+        )
+        assert cursor.fetchone()[0] == "answered"
 
 
 # --- 400 with per-field errors -------------------------------------------------------------
@@ -131,6 +171,11 @@ def test_declaring_readable_through_the_api(bookkeeper_client):
         ({"question": "context", "text": "ok", "user_note": "sneaky"}, "user_note"),
         ({"question": "resend", "readable": False}, "readable"),
         ({"question": "resend"}, "readable"),
+        ({"question": "resend", "replaced_by": "nej"}, "replaced_by"),
+        ({"question": "resend", "readable": True, "raw_answer": "x"}, "raw_answer"),
+        ({"question": "context", "text": "ok", "raw_answer": "a\u0000b"}, "raw_answer"),
+        ({"question": "context", "text": "ok", "amend": True}, "answer_version"),
+        ({"question": "context", "text": "ok", "amend": "yes", "answer_version": "0" * 32}, "amend"),
         ({"question": "nonsense"}, "question"),
         ({}, "question"),
     ],
@@ -197,7 +242,7 @@ def test_an_answered_question_is_a_409_with_the_current_state(bookkeeper_client)
     assert data["current"]["pending_question"]["status"] == "answered"
     assert data["current"]["answered_by"]["actor"] == "bea"
     assert stored(item)["user_note"] == "Först"
-    assert ClarificationEvent.objects.filter(item=item).count() == 1
+    assert ClarificationEvent.objects.filter(item_id=item.pk).count() == 1
 
 
 def test_answering_a_question_still_open_in_the_chat_is_a_409(bookkeeper_client):
@@ -222,6 +267,52 @@ def test_an_item_without_a_question_is_a_409(bookkeeper_client):
     assert response.status_code == 409
     item.refresh_from_db()
     assert item.channel_context == {"channel": "whatsapp"}
+
+
+def test_a_booked_item_is_a_409_booked_and_nothing_is_written(bookkeeper_client):
+    item = moved_item("context")
+    book(item)
+    response = post(bookkeeper_client, item, {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    data = response.json()
+    assert data["reason"] == "booked"
+    assert "booked" in data["current"]["states"]
+    assert "needs_answer" not in data["current"]["states"]
+    assert "user_note" not in stored(item)
+    assert history(item) == []
+    assert not ClarificationEvent.objects.exists()
+
+
+def test_an_app_answer_is_amended_with_its_version(bookkeeper_client):
+    item = moved_item("representation")
+    first = {"question": "representation", "participants": [{"name": "Ana Berg"}], "purpose": "Avtal"}
+    version = post(bookkeeper_client, item, first).json()["answer_version"]
+    assert version
+    fixed = {**first, "participants": [{"name": "Anna Berg"}], "amend": True, "answer_version": version}
+    response = post(bookkeeper_client, item, fixed)
+    assert response.status_code == 200
+    assert stored(item)["representation"]["participants"] == [{"name": "Anna Berg", "company": None}]
+    assert response.json()["answer_version"] != version
+    assert [row.payload.get("amended") for row in history(item)] == [None, True]
+    again = post(bookkeeper_client, item, {**fixed, "participants": [{"name": "Anna B"}]})
+    assert again.status_code == 409
+    assert again.json()["reason"] == "changed"
+
+
+def test_a_chat_answer_has_no_version_and_cannot_be_amended(bookkeeper_client):
+    chat = {"raw_answer": "Lunch", "answered_at": "2026-08-01T10:00:00.000Z"}
+    item = moved_item("context", status="answered", user_note="Lunch", context_answer=chat)
+    current = post(bookkeeper_client, item, {"question": "context", "text": "x"}).json()["current"]
+    assert current["answer_version"] is None
+    from reviewapp import answers
+
+    version = answers.answer_version(answers.answer_value(stored(item), "context"))
+    response = post(
+        bookkeeper_client, item, {"question": "context", "text": "Annat", "amend": True, "answer_version": version}
+    )
+    assert response.status_code == 409
+    assert response.json()["reason"] == "answered_in_chat"
+    assert stored(item)["user_note"] == "Lunch"
 
 
 def test_an_unknown_item_is_a_404(bookkeeper_client):
@@ -259,7 +350,7 @@ def test_a_bookkeeper_token_answers_without_csrf(token):
     response = post(client, item, {"question": "context", "text": "Via skript"}, **bearer(token))
     assert response.status_code == 200
     assert stored(item)["user_note"] == "Via skript"
-    event = ClarificationEvent.objects.get(item=item)
+    event = ClarificationEvent.objects.get(item_id=item.pk)
     assert event.actor_label == "bea"
 
 

@@ -225,55 +225,100 @@ def test_resend_needs_exactly_one_choice():
 NOW = dt.datetime(2026, 8, 3, 12, 30, 5, 123456, tzinfo=dt.UTC)
 
 
-def test_answered_at_is_utc_with_a_z():
+def test_answered_at_is_like_javascripts_to_iso_string():
+    # new Date("2026-08-03T14:30:05.123456+02:00").toISOString() === "2026-08-03T12:30:05.123Z"
     stockholm = NOW.astimezone(dt.timezone(dt.timedelta(hours=2)))
-    assert answers.utc_stamp(stockholm) == "2026-08-03T12:30:05Z"
+    assert answers.utc_stamp(stockholm) == "2026-08-03T12:30:05.123Z"
+    assert answers.utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.000Z"
+    assert answers.utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, 999999, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.999Z"
 
 
-def test_a_representation_is_written_in_the_chats_shape():
+def test_a_representation_is_written_in_the_intakes_shape():
     ctx = {
         "channel": "whatsapp",
         "pending_question": {"type": "representation", "asked_at": "x", "status": "moved_to_app"},
     }
     answer = answers.validate(rep("Anna Berg", "Jakob", purpose="Avtal", event_date="2026-07-29", company="Volvo"))
-    new = answers.answered_context(ctx, answer, answered_at="2026-08-03T12:30:05Z")
+    new = answers.answered_context(ctx, answer, answered_at="2026-08-03T12:30:05.123Z")
     assert new["representation"] == {
         "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob", "company": "Volvo"}],
         "purpose": "Avtal",
         "event_date": "2026-07-29",
-        "raw_answer": "besvarat i appen: deltagare: Anna Berg (Volvo), Jakob (Volvo); syfte: Avtal; datum: 2026-07-29",
-        "answered_at": "2026-08-03T12:30:05Z",
+        "raw_answer": "Deltagare: Anna Berg (Volvo), Jakob (Volvo)\nSyfte: Avtal\nDatum: 2026-07-29",
+        "answered_at": "2026-08-03T12:30:05.123Z",
     }
     assert new["pending_question"] == {"type": "representation", "asked_at": "x", "status": "answered"}
     assert ctx["pending_question"]["status"] == "moved_to_app"  # the input is not changed
 
 
-def test_a_denial_is_written_in_the_chats_shape():
+def test_the_customers_own_words_are_the_raw_answer_verbatim():
+    answer = answers.validate(
+        RepresentationAnswer(
+            participants=(ParticipantInput("Anna Berg"),), purpose="Avtal", raw_answer="  Anna från Volvo,\r\navtal  "
+        )
+    )
+    new = answers.answered_context({}, answer, answered_at="T")
+    assert new["representation"]["raw_answer"] == "Anna från Volvo,\navtal"
+
+
+def test_no_made_up_quote_is_ever_written():
+    answer = answers.validate(rep("Anna", purpose="Möte"))
+    raw = answers.answered_context({}, answer, answered_at="T")["representation"]["raw_answer"]
+    assert raw == "Deltagare: Anna\nSyfte: Möte"
+    assert "besvarat i appen" not in raw
+
+
+def test_a_denial_is_written_in_the_intakes_shape():
     new = answers.answered_context({}, RepresentationAnswer(denied=True), answered_at="T")
     assert new["representation"] == {
         "participants": [],
         "purpose": None,
         "event_date": None,
-        "raw_answer": "besvarat i appen: inte representation",
+        "raw_answer": "Inte representation",
         "answered_at": "T",
         "denied": True,
     }
 
 
-def test_the_raw_answer_is_one_line():
-    answer = answers.validate(rep("Anna", purpose="rad ett\nrad två"))
-    assert isinstance(answer, RepresentationAnswer)
-    assert "\n" not in answers.raw_answer_line(answer)
+def test_only_a_denial_carries_denied():
+    new = answers.answered_context({}, answers.validate(rep("Anna")), answered_at="T")
+    assert "denied" not in new["representation"]
 
 
-def test_readable_keeps_the_other_quality_keys():
-    ctx = {"quality": {"blur": 0.8, "checked_by": {"model": "v2"}}, "pending_question": {"status": "moved_to_app"}}
+def test_a_context_answer_is_the_note_and_the_context_answer():
+    new = answers.answered_context(
+        {"pending_question": {"type": "context", "status": "moved_to_app"}},
+        answers.validate(ContextAnswer(text="Taxi till kund", raw_answer="taxin till volvo")),
+        answered_at="T",
+    )
+    assert new["user_note"] == "Taxi till kund"
+    assert new["context_answer"] == {"raw_answer": "taxin till volvo", "answered_at": "T"}
+
+
+def test_readable_changes_nothing_but_the_status():
+    ctx = {
+        "quality": {"blur": 0.8, "resend_requested_at": "R"},
+        "pending_question": {"type": "resend", "status": "moved_to_app"},
+    }
     new = answers.answered_context(ctx, ResendAnswer(readable=True), answered_at="T")
+    assert new == {
+        "quality": {"blur": 0.8, "resend_requested_at": "R"},
+        "pending_question": {"type": "resend", "status": "answered"},
+    }
+
+
+def test_a_replaced_item_is_superseded_like_the_intake_does_it():
+    ctx = {
+        "quality": {"resend_requested_at": "R", "checked_by": {"model": "v2"}},
+        "pending_question": {"type": "resend", "status": "moved_to_app"},
+    }
+    replaced = ResendAnswer(replaced_by="2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00")
+    new = answers.answered_context(ctx, replaced, answered_at="T")
     assert new["quality"] == {
-        "blur": 0.8,
+        "resend_requested_at": "R",
         "checked_by": {"model": "v2"},
-        "resend_choice": "readable",
-        "readable_confirmed_at": "T",
+        "resent": True,
+        "superseded": True,
     }
 
 
@@ -281,3 +326,40 @@ def test_a_pending_question_keeps_its_extra_keys():
     ctx = {"pending_question": {"type": "context", "asked_at": "A", "status": "moved_to_app", "wamid": "w1"}}
     new = answers.answered_context(ctx, ContextAnswer(text="x"), answered_at="T")
     assert new["pending_question"] == {"type": "context", "asked_at": "A", "status": "answered", "wamid": "w1"}
+
+
+# --- The customer's words, resend choices, amendments ------------------------------------------
+
+
+def test_the_customers_words_are_free_text_with_a_limit():
+    answers.validate(ContextAnswer(text="Taxi", raw_answer="r" * 2000))
+    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="r" * 2001))
+    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="a\x00b"))
+
+
+def test_a_denial_may_carry_the_customers_words():
+    cleaned = answers.validate(RepresentationAnswer(denied=True, raw_answer=" Nej, privat middag "))
+    assert cleaned == RepresentationAnswer(denied=True, raw_answer="Nej, privat middag")
+
+
+@pytest.mark.parametrize("value", ["nej", "12345", "2b0d8a8e-3f55"])
+def test_a_replacing_item_is_named_by_a_uuid(value):
+    assert "replaced_by" in errors_of(ResendAnswer(replaced_by=value))
+
+
+def test_resend_takes_one_choice_only():
+    both = ResendAnswer(readable=True, replaced_by="2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00")
+    assert "readable" in errors_of(both)
+
+
+def test_an_amendment_needs_the_version_it_corrects():
+    assert "answer_version" in errors_of(ContextAnswer(text="Taxi", amend=True))
+    assert "answer_version" in errors_of(ContextAnswer(text="Taxi", amend=True, expected_version="not-hex"))
+    answers.validate(ContextAnswer(text="Taxi", amend=True, expected_version="0123456789abcdef0123456789abcdef"))
+
+
+def test_the_answer_version_follows_the_value_not_its_key_order():
+    one = {"participants": [], "purpose": "A", "raw_answer": "x"}
+    two = {"raw_answer": "x", "purpose": "A", "participants": []}
+    assert answers.answer_version(one) == answers.answer_version(two)
+    assert answers.answer_version(one) != answers.answer_version({**one, "purpose": "B"})

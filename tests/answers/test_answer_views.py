@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import io
+import re
 from typing import Any
 
 import pytest
@@ -10,8 +12,10 @@ from django.test import Client
 from django.urls import reverse
 from PIL import Image
 
-from reviewapp.models import ClarificationEvent, InboxItem
-from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, moved_item
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.models import ClarificationEvent, IndexedItem
+from tests import factories
+from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, history, moved_item
 from tests.items.html import Page
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -132,21 +136,37 @@ def test_saving_a_representation_writes_the_chat_shape_and_nothing_else(bookkeep
     assert rep["participants"] == [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob W", "company": None}]
     assert rep["purpose"] == "Avtalsförhandling"
     assert rep["event_date"] == "2026-07-29"
-    assert "Anna Berg (Volvo)" in rep["raw_answer"]
-    assert rep["answered_at"].endswith("Z")
+    assert rep["raw_answer"] == "Deltagare: Anna Berg (Volvo), Jakob W\nSyfte: Avtalsförhandling\nDatum: 2026-07-29"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", rep["answered_at"])
     assert "denied" not in rep
     assert ctx["pending_question"] == {"type": "representation", "asked_at": ASKED_AT, "status": "answered"}
     assert_foreign_keys_untouched(ctx)
-    item.refresh_from_db()
-    assert item.state_answered
-    assert not item.state_needs_answer
+    indexed = IndexedItem.objects.get(pk=item.pk)
+    assert indexed.state_answered
+    assert not indexed.state_needs_answer
+    assert len(history(item)) == 1
+
+
+def test_the_customers_own_words_field_is_stored_as_the_raw_answer(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post([("Anna Berg", "")], purpose="Kundmöte", raw_answer="Jag åt med Anna Berg\r\nom avtalet")
+    assert bookkeeper_client.post(answer_url(item), data).status_code == 302
+    assert stored(item)["representation"]["raw_answer"] == "Jag åt med Anna Berg\nom avtalet"
+
+
+def test_the_form_offers_the_customers_own_words_as_optional(bookkeeper_client):
+    item = moved_item("context")
+    page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
+    textarea = next(tag for tag in page.tags("textarea") if tag.get("name") == "raw_answer")
+    assert "required" not in textarea
+    assert "own words" in page.text("answer-form")
 
 
 def test_saving_appends_one_event_with_before_and_after(bookkeeper_client, bookkeeper):
     item = moved_item("representation")
     before = dict(item.channel_context)
     bookkeeper_client.post(answer_url(item), representation_post([("Anna", "")], purpose="Kundmöte"))
-    event = ClarificationEvent.objects.get(item=item)
+    event = ClarificationEvent.objects.get(item_id=item.pk)
     assert event.event_type == "ChannelQuestionAnswered"
     assert event.question_type == "representation"
     assert event.channel == "app"
@@ -157,10 +177,31 @@ def test_saving_appends_one_event_with_before_and_after(bookkeeper_client, bookk
     assert event.payload["answer"]["participants"] == [{"name": "Anna", "company": None}]
 
 
-def test_not_representation_saves_a_denial_even_over_a_prefilled_half_answer(bookkeeper_client):
+def test_not_representation_first_asks_and_shows_the_denials_preview(bookkeeper_client):
     half = {"participants": [{"name": "Elias", "company": None}], "purpose": None, "raw_answer": "Elias"}
     item = moved_item("representation", representation=half)
-    data = representation_post([("Elias", "")], action="deny")
+    data = representation_post([("Elias", "Canguro")], purpose="Möte", action="deny")
+    response = bookkeeper_client.post(answer_url(item), data, **HTMX)
+    assert response.status_code == 200
+    page = Page(response.content.decode())
+    assert page.has("answer-confirm-deny")
+    assert "INTE representation" in page.text("preview-agent-after")
+    hidden = {tag.get("name"): tag.get("value") for tag in page.tags("input") if tag.get("type") == "hidden"}
+    assert hidden["participants-0-name"] == "Elias"
+    assert hidden["participants-0-company"] == "Canguro"
+    assert hidden["purpose"] == "Möte"
+    buttons = {tag.get("value") for tag in page.tags("button")}
+    assert {"deny_confirm", "edit"} <= buttons
+    # Nothing is saved yet.
+    assert stored(item)["representation"] == half
+    assert not ClarificationEvent.objects.exists()
+    assert history(item) == []
+
+
+def test_confirming_saves_the_denial_even_over_a_prefilled_half_answer(bookkeeper_client):
+    half = {"participants": [{"name": "Elias", "company": None}], "purpose": None, "raw_answer": "Elias"}
+    item = moved_item("representation", representation=half)
+    data = representation_post([("Elias", "")], action="deny_confirm")
     response = bookkeeper_client.post(answer_url(item), data)
     assert response.status_code == 302
     rep = stored(item)["representation"]
@@ -168,9 +209,37 @@ def test_not_representation_saves_a_denial_even_over_a_prefilled_half_answer(boo
     assert rep["purpose"] is None
     assert rep["event_date"] is None
     assert rep["denied"] is True
-    assert rep["raw_answer"]
-    item.refresh_from_db()
-    assert item.state_denied
+    assert rep["raw_answer"] == "Inte representation"
+    assert IndexedItem.objects.get(pk=item.pk).state_denied
+
+
+def test_cancelling_the_denial_gives_back_everything_typed(bookkeeper_client):
+    item = moved_item("representation")
+    typed = representation_post(
+        [("Anna Berg", "Volvo")], purpose="Avtal", event_date="2026-07-29", raw_answer="Anna och jag"
+    )
+    confirm = Page(bookkeeper_client.post(answer_url(item), {**typed, "action": "deny"}).content.decode())
+    # Without JavaScript: the confirmation's form posts back exactly its hidden fields.
+    carried = {tag.get("name"): tag.get("value") for tag in confirm.tags("input") if tag.get("type") == "hidden"}
+    carried["action"] = "edit"
+    response = bookkeeper_client.post(answer_url(item), carried)
+    assert response.status_code == 200
+    page = Page(response.content.decode())
+    values = {tag.get("name"): tag.get("value") for tag in page.tags("input")}
+    assert values["participants-0-name"] == "Anna Berg"
+    assert values["participants-0-company"] == "Volvo"
+    assert values["event_date"] == "2026-07-29"
+    assert "Avtal" in page.text("id_purpose")
+    assert "Anna och jag" in page.text("id_raw_answer")
+    assert not page.has("id_purpose_error")
+    assert "representation" not in stored(item)
+
+
+def test_a_denial_keeps_the_customers_words_when_given(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post([("", "")], action="deny_confirm", raw_answer="Nej, det var privat")
+    assert bookkeeper_client.post(answer_url(item), data).status_code == 302
+    assert stored(item)["representation"]["raw_answer"] == "Nej, det var privat"
 
 
 def test_participants_without_a_purpose_are_refused_and_everything_typed_stays(bookkeeper_client):
@@ -298,37 +367,61 @@ def test_an_over_long_context_answer_is_refused_and_kept(bookkeeper_client):
 
 
 def test_declaring_the_document_readable_settles_the_resend_question(bookkeeper_client):
-    item = moved_item("resend", quality={"blur_score": 0.7})
+    item = moved_item("resend", quality={"blur_score": 0.7, "resend_requested_at": ASKED_AT})
     response = bookkeeper_client.post(answer_url(item), {"question": "resend", "choice": "readable"})
     assert response.status_code == 302
     ctx = stored(item)
-    assert ctx["quality"]["blur_score"] == 0.7
-    assert ctx["quality"]["readable_confirmed_at"].endswith("Z")
-    assert ctx["quality"]["resend_choice"] == "readable"
+    assert ctx["quality"] == {"blur_score": 0.7, "resend_requested_at": ASKED_AT}
     assert ctx["pending_question"]["status"] == "answered"
-    assert ClarificationEvent.objects.get(item=item).payload["choice"] == "readable"
-    assert InboxItem.objects.count() == 1
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["resend"]["choice"] == "readable"
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
 
 
-def test_uploading_a_sharper_file_makes_a_new_item_and_supersedes_the_old(bookkeeper_client):
-    item = moved_item("resend")
+def test_uploading_a_sharper_file_makes_a_new_item_and_supersedes_the_old(bookkeeper_client, documents_bucket):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
     upload = io.BytesIO(png_bytes())
     upload.name = "skarpare.png"
     response = bookkeeper_client.post(answer_url(item), {"question": "resend", "choice": "upload", "file": upload})
     assert response.status_code == 302
-    new = InboxItem.objects.exclude(pk=item.pk).get()
-    assert new.company_id == item.company_id
-    assert new.source == "app"
-    assert new.channel_context == {"channel": "whatsapp", "supersedes": str(item.pk)}
-    with new.document_file.open("rb") as handle:
-        assert handle.read() == png_bytes()
+    new = InboxItem.objects.exclude(pk=item.pk).get(company_id=item.company_id)
+    assert new.source == "upload"
+    assert new.status == "received"
+    assert new.channel_context is None
+    document = DocumentAttachment.objects.get(pk=new.document_id)
+    assert (documents_bucket / document.storage_path).read_bytes() == png_bytes()
     ctx = stored(item)
-    assert ctx["quality"]["superseded"] is True
-    assert ctx["quality"]["superseded_by"] == str(new.pk)
+    assert ctx["quality"] == {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True}
     assert ctx["pending_question"]["status"] == "answered"
-    event = ClarificationEvent.objects.get(item=item)
-    assert event.payload["choice"] == "upload"
-    assert event.payload["new_item_id"] == str(new.pk)
+    event = ClarificationEvent.objects.get(item_id=item.pk)
+    assert event.payload["resend"]["choice"] == "upload"
+    assert event.payload["resend"]["new_item_id"] == str(new.pk)
+    # Both pages show the link.
+    old_page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
+    assert str(new.pk) in old_page.text("resend-links")
+    new_page = Page(bookkeeper_client.get(answer_url(new)).content.decode())
+    assert str(item.pk) in new_page.text("resend-links")
+
+
+def test_naming_the_newer_item_supersedes_the_old_one(bookkeeper_client):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    newer = factories.make_item(company=item.company)
+    InboxItem.objects.filter(pk=newer.pk).update(created_at=item.created_at + dt.timedelta(minutes=1))
+    data = {"question": "resend", "choice": "replaced", "replaced_by": f"  {newer.pk}  "}
+    response = bookkeeper_client.post(answer_url(item), data)
+    assert response.status_code == 302
+    assert stored(item)["quality"] == {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True}
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 2
+
+
+def test_naming_no_item_is_a_message_under_the_field(bookkeeper_client):
+    item = moved_item("resend")
+    response = bookkeeper_client.post(answer_url(item), {"question": "resend", "choice": "replaced"}, **HTMX)
+    assert Page(response.content.decode()).has("id_replaced_by_error")
+    response = bookkeeper_client.post(
+        answer_url(item), {"question": "resend", "choice": "replaced", "replaced_by": str(item.pk)}, **HTMX
+    )
+    assert "cannot replace itself" in Page(response.content.decode()).text("id_replaced_by_error")
+    assert stored(item)["pending_question"]["status"] == "moved_to_app"
 
 
 def test_a_file_that_only_claims_to_be_an_image_is_refused(bookkeeper_client):
@@ -340,7 +433,7 @@ def test_a_file_that_only_claims_to_be_an_image_is_refused(bookkeeper_client):
     )
     assert response.status_code == 200
     assert "JPEG, PNG or PDF" in Page(response.content.decode()).text("id_file_error")
-    assert InboxItem.objects.count() == 1
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
     assert stored(item)["pending_question"]["status"] == "moved_to_app"
 
 
@@ -353,7 +446,7 @@ def test_a_file_over_the_size_limit_is_refused(bookkeeper_client, settings):
         answer_url(item), {"question": "resend", "choice": "upload", "file": upload}, **HTMX
     )
     assert "the limit is" in Page(response.content.decode()).text("id_file_error")
-    assert InboxItem.objects.count() == 1
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
 
 
 def test_upload_chosen_without_a_file_is_refused(bookkeeper_client):
@@ -406,7 +499,6 @@ def settle_elsewhere(item: InboxItem, by: Client) -> None:
 
 def test_a_question_answered_meanwhile_shows_the_winner_and_keeps_what_was_typed(bookkeeper_client, db):
     from reviewapp import roles
-    from tests import factories
 
     item = moved_item("context")
     other = Client()
@@ -422,7 +514,7 @@ def test_a_question_answered_meanwhile_shows_the_winner_and_keeps_what_was_typed
     textarea = next(tag for tag in page.tags("textarea") if tag.get("name") == "text")
     assert "readonly" in textarea
     assert stored(item)["user_note"] == "Kontorsmaterial"
-    assert ClarificationEvent.objects.filter(item=item).count() == 1
+    assert ClarificationEvent.objects.filter(item_id=item.pk).count() == 1
 
 
 def test_a_conflict_without_htmx_is_a_409_page(bookkeeper_client):
@@ -451,8 +543,6 @@ def test_a_question_still_open_in_the_chat_cannot_be_answered_here(bookkeeper_cl
 
 
 def test_an_item_without_any_question_cannot_be_answered(bookkeeper_client):
-    from tests import factories
-
     item = factories.make_item()
     response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Lunch"})
     assert response.status_code == 409
@@ -594,22 +684,21 @@ def test_a_question_of_an_unknown_type_is_explained_not_offered(bookkeeper_clien
     assert "user_note" not in stored(item)
 
 
-def test_an_upload_whose_write_fails_leaves_no_file_and_no_item(bookkeeper_client, monkeypatch, settings):
-    from pathlib import Path
+def test_an_upload_whose_write_fails_leaves_no_file_and_no_item(bookkeeper_client, monkeypatch, documents_bucket):
+    from reviewapp.answers import writing
 
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("database went away")
 
     item = moved_item("resend")
-    monkeypatch.setattr(ClarificationEvent.objects, "create", broken)
+    monkeypatch.setattr(writing.history, "append_question_event", broken)
     upload = io.BytesIO(png_bytes())
     upload.name = "skarpare.png"
     with pytest.raises(RuntimeError):
         bookkeeper_client.post(answer_url(item), {"question": "resend", "choice": "upload", "file": upload})
-    assert InboxItem.objects.count() == 1
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
     assert stored(item)["pending_question"]["status"] == "moved_to_app"
-    media = Path(settings.MEDIA_ROOT)
-    assert not [path for path in media.rglob("*") if path.is_file()]
+    assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
 
 
 def test_after_a_refused_save_the_preview_still_shows_the_half_answer(bookkeeper_client):

@@ -1,0 +1,514 @@
+"""Each answer kind, written on the replica, compared field by field with the contract.
+
+The contract (``../shared/bookkeeping/README.md``): steps 3 to 7 for
+``channel_context``, the conversation's ``recent_questions`` /
+``question_queue`` / ``pending_question``, and the ``ChannelQuestionAnswered``
+row of ``processing_history``. Expected values are written out here from the
+contract, never read back from the code.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import io
+import uuid
+from typing import Any
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connections
+from PIL import Image
+
+from reviewapp import answers, roles
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.models import ClarificationEvent, IndexedItem
+from reviewapp.routers import BOOKKEEPING_DB
+from tests import factories
+from tests.answers.conftest import (
+    ASKED_AT,
+    FOREIGN_KEYS,
+    book,
+    conversation,
+    history,
+    make_conversation,
+    moved_item,
+    stored_context,
+)
+
+pytestmark = pytest.mark.django_db
+
+NOW = dt.datetime(2026, 8, 12, 9, 31, 7, 123456, tzinfo=dt.UTC)
+STAMP = "2026-08-12T09:31:07.123Z"  # new Date(NOW).toISOString()
+NOW_MS = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)
+
+
+def answer(item: InboxItem, user: Any, value: answers.Answer) -> answers.AnswerResult:
+    return answers.answer_question(item_id=item.pk, user=user, answer=value, now=NOW)
+
+
+def with_other_keys(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The context the intake left, plus what an answer must leave exactly as it was."""
+    return {"channel": "whatsapp", **FOREIGN_KEYS, **ctx}
+
+
+def assert_history_row(item: InboxItem, user: Any, question: str, *, amended: bool = False) -> None:
+    rows = history(item)
+    assert len(rows) == 1
+    row = rows[0]
+    payload: dict[str, Any] = {"channel": "whatsapp", "inbox_item_id": str(item.pk), "question_type": question}
+    if amended:
+        payload["amended"] = True
+    assert row.company_id == item.company_id
+    assert row.correlation_id == item.correlation_id
+    assert row.causation_id is None
+    assert row.aggregate_type == "System"
+    assert row.aggregate_id == item.pk
+    assert row.event_type == "ChannelQuestionAnswered"
+    assert row.payload == payload
+    assert row.payload_schema_version == 1
+    assert row.actor == {"type": "user", "id": f"review-app:{user.pk}", "label": "bea"}
+    assert row.occurred_at == NOW_MS
+
+
+def received_later(newer: InboxItem, than: InboxItem) -> None:
+    """``newer`` arrived a minute after ``than`` (in one test transaction both got the same now())."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "UPDATE public.invoice_inbox_items SET created_at = %s WHERE id = %s",
+            [than.created_at + dt.timedelta(minutes=1), newer.pk],
+        )
+    newer.refresh_from_db()
+
+
+def png_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (6, 6), "white").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+# --- Step 3: representation -----------------------------------------------------------
+
+
+def test_a_representation_answer_is_step_3_with_the_conversation_and_the_history(bookkeeper):
+    item = moved_item("representation")
+    other = factories.make_item(company=item.company)
+    conv = make_conversation(
+        item,
+        context={
+            "pin_expires_at": "2026-08-12T17:31:07.123Z",
+            "recent_questions": [
+                {
+                    "type": "representation",
+                    "inbox_item_id": str(item.pk),
+                    "asked_at": ASKED_AT,
+                    "status": "moved_to_app",
+                },
+                {"type": "context", "inbox_item_id": str(other.pk), "asked_at": ASKED_AT, "status": "open"},
+            ],
+            "pending_question": {"type": "context", "inbox_item_id": str(other.pk), "asked_at": ASKED_AT},
+            "question_queue": [
+                {"type": "representation", "inbox_item_id": str(item.pk)},
+                {"type": "resend", "inbox_item_id": str(other.pk)},
+            ],
+            "budget": {"day_key": "2026-08-12", "count": 2},
+        },
+        state="awaiting_context",
+    )
+    result = answer(
+        item,
+        bookkeeper,
+        answers.RepresentationAnswer(
+            participants=(answers.ParticipantInput("Anna Berg", "Kund AB"), answers.ParticipantInput("Jakob W")),
+            purpose="Projektmöte",
+            event_date="2026-08-11",
+        ),
+    )
+
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "representation", "asked_at": ASKED_AT, "status": "answered"},
+            "representation": {
+                "participants": [{"name": "Anna Berg", "company": "Kund AB"}, {"name": "Jakob W", "company": None}],
+                "purpose": "Projektmöte",
+                "event_date": "2026-08-11",
+                "raw_answer": "Deltagare: Anna Berg (Kund AB), Jakob W\nSyfte: Projektmöte\nDatum: 2026-08-11",
+                "answered_at": STAMP,
+            },
+        }
+    )
+    context, state, _ = conversation(conv)
+    assert context == {
+        "pin_expires_at": "2026-08-12T17:31:07.123Z",
+        "recent_questions": [
+            {"type": "representation", "inbox_item_id": str(item.pk), "asked_at": ASKED_AT, "status": "answered"},
+            {"type": "context", "inbox_item_id": str(other.pk), "asked_at": ASKED_AT, "status": "open"},
+        ],
+        "pending_question": {"type": "context", "inbox_item_id": str(other.pk), "asked_at": ASKED_AT},
+        "question_queue": [{"type": "resend", "inbox_item_id": str(other.pk)}],
+        "budget": {"day_key": "2026-08-12", "count": 2},
+    }
+    assert state == "awaiting_context"  # still waiting for the other item's answer
+    assert_history_row(item, bookkeeper, "representation")
+
+    event = ClarificationEvent.objects.get(item_id=item.pk)
+    assert event.channel == "app"
+    assert event.actor == bookkeeper
+    assert event.occurred_at == NOW_MS
+    assert event.payload["after"] == stored_context(item)
+    assert event.payload["raw_answer_source"] == "rendered"
+    assert event.payload["history_event_id"] == str(history(item)[0].pk)
+    assert event.payload["conversations"] == [
+        {"id": str(conv), "marked_answered": 1, "dropped_from_queue": 1, "cleared_pending": False}
+    ]
+    assert result.item.pk == item.pk
+    # The list knows at once.
+    indexed = IndexedItem.objects.get(pk=item.pk)
+    assert indexed.state_answered
+    assert not indexed.state_needs_answer
+
+
+def test_the_customers_own_words_are_stored_verbatim_as_the_raw_answer(bookkeeper):
+    item = moved_item("representation")
+    answer(
+        item,
+        bookkeeper,
+        answers.RepresentationAnswer(
+            participants=(answers.ParticipantInput("Anna Berg"),),
+            purpose="Kundmöte",
+            raw_answer="Det var jag och Anna Berg,\nvi pratade om avtalet",
+        ),
+    )
+    rep = stored_context(item)["representation"]
+    assert rep["raw_answer"] == "Det var jag och Anna Berg,\nvi pratade om avtalet"
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_source"] == "customer"
+
+
+def test_a_conversation_waiting_for_this_item_goes_back_to_idle(bookkeeper):
+    item = moved_item("context")
+    conv = make_conversation(
+        item,
+        context={
+            "recent_questions": [
+                {"type": "context", "inbox_item_id": str(item.pk), "asked_at": ASKED_AT, "status": "moved_to_app"}
+            ],
+            "pending_question": {"type": "context", "inbox_item_id": str(item.pk), "asked_at": ASKED_AT},
+        },
+        state="awaiting_context",
+    )
+    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    context, state, _ = conversation(conv)
+    assert state == "idle"
+    assert "pending_question" not in context
+    assert context["recent_questions"][0]["status"] == "answered"
+
+
+def test_an_item_without_a_conversation_is_answered_all_the_same(bookkeeper):
+    item = moved_item("context")
+    result = answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    assert result.conversations == []
+    assert stored_context(item)["user_note"] == "Taxi"
+    assert_history_row(item, bookkeeper, "context")
+
+
+# --- Step 5: the denial ------------------------------------------------------------------
+
+
+def test_a_denial_is_step_5(bookkeeper):
+    item = moved_item("representation")
+    conv = make_conversation(item)
+    answer(item, bookkeeper, answers.RepresentationAnswer(denied=True))
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "representation", "asked_at": ASKED_AT, "status": "answered"},
+            "representation": {
+                "participants": [],
+                "purpose": None,
+                "event_date": None,
+                "raw_answer": "Inte representation",
+                "answered_at": STAMP,
+                "denied": True,
+            },
+        }
+    )
+    assert conversation(conv)[0]["recent_questions"][0]["status"] == "answered"
+    assert_history_row(item, bookkeeper, "representation")
+
+
+# --- Step 6: context -----------------------------------------------------------------------
+
+
+def test_a_context_answer_is_step_6(bookkeeper):
+    item = moved_item("context")
+    conv = make_conversation(item)
+    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi till kundmöte", raw_answer="taxi till volvo"))
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "answered"},
+            "user_note": "Taxi till kundmöte",
+            "context_answer": {"raw_answer": "taxi till volvo", "answered_at": STAMP},
+        }
+    )
+    assert conversation(conv)[0]["recent_questions"][0]["status"] == "answered"
+    assert_history_row(item, bookkeeper, "context")
+
+
+def test_without_the_customers_words_the_context_raw_answer_is_the_text(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, answers.ContextAnswer(text="Kontorsmaterial"))
+    assert stored_context(item)["context_answer"] == {"raw_answer": "Kontorsmaterial", "answered_at": STAMP}
+
+
+# --- Step 7: resend ---------------------------------------------------------------------------
+
+
+def test_readable_after_all_answers_the_question_and_supersedes_nothing(bookkeeper):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT, "blur_score": 0.7})
+    conv = make_conversation(item)
+    result = answer(item, bookkeeper, answers.ResendAnswer(readable=True))
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
+            "quality": {"resend_requested_at": ASKED_AT, "blur_score": 0.7},
+        }
+    )
+    assert result.new_item is None
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
+    assert conversation(conv)[0]["recent_questions"][0]["status"] == "answered"
+    assert_history_row(item, bookkeeper, "resend")
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["resend"] == {
+        "choice": "readable",
+        "new_item_id": None,
+        "document_id": None,
+    }
+
+
+def test_replaced_by_a_newer_item_supersedes_the_old_one(bookkeeper):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    newer = factories.make_item(company=item.company, channel_context={"channel": "whatsapp", "caption": "ny bild"})
+    received_later(newer, item)
+    answer(item, bookkeeper, answers.ResendAnswer(replaced_by=str(newer.pk)))
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
+            "quality": {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True},
+        }
+    )
+    # The new photo is an ordinary item: nothing links it to the old one in accounted's data.
+    assert stored_context(newer) == {"channel": "whatsapp", "caption": "ny bild"}
+    assert_history_row(item, bookkeeper, "resend")
+    links = answers.resend_links(item.pk)
+    assert links["replaced_by"]["item_id"] == str(newer.pk)
+    assert [link["item_id"] for link in answers.resend_links(newer.pk)["replaces"]] == [str(item.pk)]
+
+
+@pytest.mark.parametrize("which", ["older", "other_company", "itself", "missing"])
+def test_only_a_newer_item_of_the_same_company_can_replace(bookkeeper, which):
+    item = moved_item("resend")
+    if which == "older":
+        candidate = factories.make_item(company=item.company)
+        received_later(item, candidate)
+        candidate_id = candidate.pk
+    elif which == "other_company":
+        candidate = factories.make_item()
+        received_later(candidate, item)
+        candidate_id = candidate.pk
+    else:
+        candidate_id = item.pk if which == "itself" else uuid.uuid4()
+    before = stored_context(item)
+    with pytest.raises(answers.AnswerInvalid) as caught:
+        answer(item, bookkeeper, answers.ResendAnswer(replaced_by=str(candidate_id)))
+    assert "replaced_by" in caught.value.errors
+    assert stored_context(item) == before
+    assert history(item) == []
+    assert not ClarificationEvent.objects.exists()
+
+
+def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeeper, documents_bucket):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    content = png_bytes()
+    upload = SimpleUploadedFile("Skarpare kvitto åäö.png", content, content_type="application/octet-stream")
+    result = answer(item, bookkeeper, answers.ResendAnswer(upload=upload))
+
+    document = DocumentAttachment.objects.get()
+    epoch_ms = int(NOW_MS.timestamp() * 1000)
+    assert document.storage_path == f"documents/{item.company_id}/{item.user_id}/{epoch_ms}_Skarpare_kvitto_.png"
+    assert document.file_name == "Skarpare_kvitto_.png"
+    assert document.sha256_hash == hashlib.sha256(content).hexdigest()
+    assert document.file_size_bytes == len(content)
+    assert document.mime_type == "image/png"
+    assert document.upload_source == "file_upload"
+    assert document.user_id == item.user_id
+    assert document.company_id == item.company_id
+    assert (documents_bucket / document.storage_path).read_bytes() == content
+
+    new = InboxItem.objects.exclude(pk=item.pk).get()
+    assert result.new_item is not None
+    assert result.new_item.pk == new.pk
+    assert new.status == "received"
+    assert new.source == "upload"
+    assert new.user_id == item.user_id
+    assert new.company_id == item.company_id
+    assert new.document_id == document.pk
+    assert new.correlation_id is not None
+    assert new.correlation_id != item.correlation_id
+    assert new.extracted_data == {}
+    assert new.channel_context is None
+
+    assert stored_context(item) == with_other_keys(
+        {
+            "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
+            "quality": {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True},
+        }
+    )
+    assert_history_row(item, bookkeeper, "resend")
+    log = ClarificationEvent.objects.get(item_id=item.pk)
+    assert log.payload["resend"] == {"choice": "upload", "new_item_id": str(new.pk), "document_id": str(document.pk)}
+    assert IndexedItem.objects.filter(pk=new.pk).exists()
+
+
+def test_an_upload_rolled_back_leaves_no_file_no_document_and_no_item(bookkeeper, documents_bucket, monkeypatch):
+    from reviewapp.answers import writing
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("the audit log refused the row")
+
+    item = moved_item("resend")
+    monkeypatch.setattr(writing.history, "append_question_event", broken)
+    with pytest.raises(RuntimeError):
+        answer(item, bookkeeper, answers.ResendAnswer(upload=SimpleUploadedFile("a.png", png_bytes())))
+    assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
+    assert not DocumentAttachment.objects.exists()
+    assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
+    assert stored_context(item)["pending_question"]["status"] == "moved_to_app"
+    assert not ClarificationEvent.objects.exists()
+
+
+# --- Booked items, the actor -----------------------------------------------------------------------
+
+
+def test_a_booked_item_refuses_every_answer_and_writes_nothing(bookkeeper):
+    item = moved_item("context")
+    conv = make_conversation(item)
+    book(item)
+    before = stored_context(item)
+    with pytest.raises(answers.AnswerConflict) as caught:
+        answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    assert caught.value.reason == "booked"
+    assert stored_context(item) == before
+    assert conversation(conv)[0]["recent_questions"][0]["status"] == "moved_to_app"
+    assert history(item) == []
+    assert not ClarificationEvent.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("username", "label"),
+    [("bea", "bea"), ("anna198501011234", "anna"), ("kalle-850101-1234", "kalle--1234"), ("5567321707", None)],
+)
+def test_the_actor_names_the_user_without_personnummer_or_org_number_digits(username, label):
+    user = factories.make_user(roles.BOOKKEEPER, username=username)
+    item = moved_item("context")
+    answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text="Taxi"), now=NOW)
+    actor = history(item)[0].actor
+    expected = {"type": "user", "id": f"review-app:{user.pk}"}
+    if label is not None:
+        expected["label"] = label
+    assert actor == expected
+
+
+# --- Amendments ------------------------------------------------------------------------------------
+
+
+def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi till kund"))
+    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    later = NOW + dt.timedelta(minutes=5)
+    answers.answer_question(
+        item_id=item.pk,
+        user=bookkeeper,
+        answer=answers.ContextAnswer(text="Taxi till kundmöte hos Volvo", amend=True, expected_version=version),
+        now=later,
+    )
+    ctx = stored_context(item)
+    assert ctx["user_note"] == "Taxi till kundmöte hos Volvo"
+    assert ctx["context_answer"] == {
+        "raw_answer": "Taxi till kundmöte hos Volvo",
+        "answered_at": "2026-08-12T09:36:07.123Z",
+    }
+    assert ctx["pending_question"] == {"type": "context", "asked_at": ASKED_AT, "status": "answered"}
+    rows = history(item)
+    assert [row.payload.get("amended") for row in rows] == [None, True]
+    assert rows[1].payload == {
+        "channel": "whatsapp",
+        "inbox_item_id": str(item.pk),
+        "question_type": "context",
+        "amended": True,
+    }
+    events = list(ClarificationEvent.objects.filter(item_id=item.pk).order_by("occurred_at"))
+    assert [e.payload["amended"] for e in events] == [False, True]
+    assert events[1].payload["before"]["user_note"] == "Taxi till kund"
+    assert events[1].payload["after"]["user_note"] == "Taxi till kundmöte hos Volvo"
+
+
+def test_an_amendment_of_a_changed_answer_is_refused(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    stale = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    version = stale
+    answers.answer_question(
+        item_id=item.pk,
+        user=bookkeeper,
+        answer=answers.ContextAnswer(text="Taxi 2", amend=True, expected_version=version),
+        now=NOW + dt.timedelta(minutes=1),
+    )
+    with pytest.raises(answers.AnswerConflict) as caught:
+        answers.answer_question(
+            item_id=item.pk,
+            user=bookkeeper,
+            answer=answers.ContextAnswer(text="Taxi 3", amend=True, expected_version=stale),
+        )
+    assert caught.value.reason == "changed"
+    assert stored_context(item)["user_note"] == "Taxi 2"
+    assert len(history(item)) == 2
+
+
+def test_an_answer_given_in_the_chat_is_never_amended_in_the_app(bookkeeper):
+    chat_answer = {"raw_answer": "Lunch med kund", "answered_at": "2026-08-01T10:00:00.000Z"}
+    item = moved_item("context", status="answered", user_note="Lunch med kund", context_answer=chat_answer)
+    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    with pytest.raises(answers.AnswerConflict) as caught:
+        answers.answer_question(
+            item_id=item.pk,
+            user=bookkeeper,
+            answer=answers.ContextAnswer(text="Något annat", amend=True, expected_version=version),
+        )
+    assert caught.value.reason == "answered_in_chat"
+    assert stored_context(item)["user_note"] == "Lunch med kund"
+    assert history(item) == []
+
+
+def test_an_unanswered_question_is_answered_not_amended(bookkeeper):
+    item = moved_item("context")
+    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    with pytest.raises(answers.AnswerConflict) as caught:
+        answers.answer_question(
+            item_id=item.pk,
+            user=bookkeeper,
+            answer=answers.ContextAnswer(text="Taxi", amend=True, expected_version=version),
+        )
+    assert caught.value.reason == "not_answered"
+
+
+def test_an_amendment_that_changes_nothing_is_refused(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    with pytest.raises(answers.AnswerInvalid) as caught:
+        answers.answer_question(
+            item_id=item.pk,
+            user=bookkeeper,
+            answer=answers.ContextAnswer(text=" Taxi ", amend=True, expected_version=version),
+        )
+    assert "amend" in caught.value.errors
+    assert len(history(item)) == 1

@@ -1,0 +1,272 @@
+"""The answer panel after an answer: correcting it, a booked item, an answer another program replaced."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from reviewapp import answers, intake
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
+from tests.answers.conftest import book, history, moved_item, stored_context
+from tests.items.html import Page
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+pytestmark = pytest.mark.django_db
+
+
+def answer_url(item: InboxItem) -> str:
+    return reverse("item_answer", args=[item.pk])
+
+
+def page_of(client: Any, item: InboxItem) -> Page:
+    response = client.get(reverse("item_detail", args=[item.pk]))
+    assert response.status_code == 200
+    return Page(response.content.decode())
+
+
+def hidden_values(page: Page) -> dict[str | None, str | None]:
+    return {tag.get("name"): tag.get("value") for tag in page.tags("input") if tag.get("type") == "hidden"}
+
+
+# --- Correcting an answer given in the app -------------------------------------------------
+
+
+def test_an_app_answer_is_shown_with_a_form_to_correct_it(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi till kund"})
+    page = page_of(bookkeeper_client, item)
+    assert "Answered in the app by bea" in page.text("answer-answered")
+    assert "Taxi till kund" in page.text("answer-answered")
+    assert page.has("answer-amend")
+    assert "Taxi till kund" in page.text("id_text")
+    hidden = hidden_values(page)
+    assert hidden["amend"] == "1"
+    assert hidden["answer_version"] == answers.answer_version(answers.answer_value(stored_context(item), "context"))
+
+
+def test_a_bookkeeper_corrects_a_typo_and_the_history_says_amended(bookkeeper_client):
+    item = moved_item("representation")
+    first = {
+        "question": "representation",
+        "participants-TOTAL_FORMS": "1",
+        "participants-INITIAL_FORMS": "0",
+        "participants-0-name": "Ana Berg",
+        "participants-0-company": "",
+        "purpose": "Avtal",
+        "event_date": "",
+        "action": "save",
+    }
+    assert bookkeeper_client.post(answer_url(item), first).status_code == 302
+    form = hidden_values(page_of(bookkeeper_client, item))
+    fixed = {
+        **first,
+        "participants-0-name": "Anna Berg",
+        "amend": form["amend"],
+        "answer_version": form["answer_version"],
+    }
+    response = bookkeeper_client.post(answer_url(item), fixed, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("item_detail", args=[item.pk])
+    assert "Answer corrected." in response.content.decode()
+    assert stored_context(item)["representation"]["participants"] == [{"name": "Anna Berg", "company": None}]
+    events = list(ClarificationEvent.objects.filter(item_id=item.pk).order_by("occurred_at", "id"))
+    assert [e.payload["amended"] for e in events] == [False, True]
+    assert events[1].payload["before"]["representation"]["participants"][0]["name"] == "Ana Berg"
+    assert [row.payload.get("amended") for row in history(item)] == [None, True]
+
+
+def test_a_correction_of_an_answer_changed_meanwhile_is_refused_and_kept(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    version = hidden_values(page_of(bookkeeper_client, item))["answer_version"]
+    assert version is not None
+    mine = {"question": "context", "amend": "1", "answer_version": version}
+    bookkeeper_client.post(answer_url(item), {**mine, "text": "Taxi till Volvo"})
+    response = bookkeeper_client.post(answer_url(item), {**mine, "text": "Taxi till Saab"}, **HTMX)
+    page = Page(response.content.decode())
+    assert "changed since you opened the form" in page.text("answer-conflict")
+    assert "Taxi till Saab" in page.text("id_text")
+    assert stored_context(item)["user_note"] == "Taxi till Volvo"
+
+
+def test_an_answer_given_in_the_chat_offers_no_correction(bookkeeper_client):
+    chat = {"raw_answer": "Lunch med kund", "answered_at": "2026-08-01T10:00:00.000Z"}
+    item = moved_item("context", status="answered", user_note="Lunch med kund", context_answer=chat)
+    page = page_of(bookkeeper_client, item)
+    assert not page.has("answer-amend")
+    assert not page.has("answer-form")
+
+
+def test_support_sees_the_app_answer_but_no_correction_form(bookkeeper_client, support_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    page = page_of(support_client, item)
+    assert "Taxi" in page.text("answer-answered")
+    assert not page.has("answer-amend")
+
+
+def test_the_customers_words_are_quoted_and_a_rendering_is_not(bookkeeper_client):
+    quoted = moved_item("context")
+    bookkeeper_client.post(answer_url(quoted), {"question": "context", "text": "Taxi", "raw_answer": "taxin till kund"})
+    page = page_of(bookkeeper_client, quoted)
+    assert "taxin till kund" in page.text("answer-answered")
+    plain = moved_item("context")
+    bookkeeper_client.post(answer_url(plain), {"question": "context", "text": "Taxi"})
+    html = bookkeeper_client.get(answer_url(plain)).content.decode()
+    assert "own words:" not in Page(html).text("answer-answered")
+
+
+def test_a_denial_can_be_corrected_after_confirming(bookkeeper_client):
+    item = moved_item("representation")
+    base = {
+        "question": "representation",
+        "participants-TOTAL_FORMS": "1",
+        "participants-INITIAL_FORMS": "0",
+        "participants-0-name": "",
+        "participants-0-company": "",
+        "purpose": "",
+        "event_date": "",
+    }
+    assert bookkeeper_client.post(answer_url(item), {**base, "action": "deny_confirm"}).status_code == 302
+    form = hidden_values(page_of(bookkeeper_client, item))
+    fixed = {
+        **base,
+        "participants-0-name": "Anna",
+        "purpose": "Kundmöte",
+        "amend": form["amend"],
+        "answer_version": form["answer_version"],
+        "action": "save",
+    }
+    assert bookkeeper_client.post(answer_url(item), fixed).status_code == 302
+    rep = stored_context(item)["representation"]
+    assert "denied" not in rep
+    assert rep["purpose"] == "Kundmöte"
+
+
+# --- Booked --------------------------------------------------------------------------------------
+
+
+def test_a_booked_item_shows_no_form_and_refuses_a_post_with_409(bookkeeper_client):
+    item = moved_item("context")
+    book(item)
+    page = page_of(bookkeeper_client, item)
+    assert page.has("answer-booked")
+    assert not page.has("answer-form")
+    response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    assert "booked" in Page(response.content.decode()).text("answer-conflict")
+    assert "user_note" not in stored_context(item)
+
+
+# --- Nothing silently lost --------------------------------------------------------------------------
+
+
+def test_an_answer_overwritten_by_the_intake_is_detected_and_shown_with_both(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi till kundmöte"})
+    # The intake writes a reply over it (routed to this item before it knew of the answer).
+    intake.answer_context(item.pk, text="nej det var lunch")
+    item.refresh_from_db()
+    replaced = answers.replaced_answer(item, answers.app_answers(item.pk))
+    assert replaced is not None
+    assert replaced.question == "context"
+    assert replaced.yours.summary == "Taxi till kundmöte"
+    assert replaced.replaced_by is not None
+    assert replaced.replaced_by.summary == "nej det var lunch"
+    event = ClarificationEvent.objects.get(item_id=item.pk)
+    assert replaced.answered_at == event.occurred_at
+    assert replaced.replaced_at is not None
+    assert replaced.replaced_at >= event.occurred_at
+
+    page = page_of(bookkeeper_client, item)
+    text = page.text("answer-replaced")
+    assert "Your answer of" in text
+    assert "was replaced by nej det var lunch" in text
+    assert "Taxi till kundmöte" in page.text("answer-replaced-yours")
+    assert "nej det var lunch" in page.text("answer-replaced-now")
+    # Not the app's answer any more: nothing to correct here.
+    assert not page.has("answer-amend")
+
+
+def test_a_removed_answer_is_shown_as_removed(bookkeeper_client):
+    item = moved_item("representation")
+    answers_post = {
+        "question": "representation",
+        "participants-TOTAL_FORMS": "1",
+        "participants-INITIAL_FORMS": "0",
+        "participants-0-name": "Anna",
+        "purpose": "Möte",
+        "action": "save",
+    }
+    bookkeeper_client.post(answer_url(item), answers_post)
+    intake.update_item(item.pk, lambda ctx: {k: v for k, v in ctx.items() if k != "representation"})
+    page = page_of(bookkeeper_client, item)
+    assert "nothing (the answer was removed)" in page.text("answer-replaced")
+
+
+def test_the_apps_own_correction_is_no_replacement(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    version = hidden_values(page_of(bookkeeper_client, item))["answer_version"]
+    assert version is not None
+    bookkeeper_client.post(
+        answer_url(item), {"question": "context", "text": "Taxi 2", "amend": "1", "answer_version": version}
+    )
+    item.refresh_from_db()
+    assert answers.replaced_answer(item, answers.app_answers(item.pk)) is None
+    assert not page_of(bookkeeper_client, item).has("answer-replaced")
+
+
+def test_a_follow_up_note_is_no_replacement(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    intake.follow_up(item.pk, text="och parkering")
+    item.refresh_from_db()
+    assert stored_context(item)["user_note"] == "Taxi\noch parkering"
+    assert answers.replaced_answer(item, answers.app_answers(item.pk)) is None
+
+
+def test_the_api_reports_a_replaced_answer(bookkeeper_client):
+    import json
+
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    intake.answer_context(item.pk, text="Lunch")
+    response = bookkeeper_client.post(
+        reverse("api_item_answer", args=[item.pk]),
+        json.dumps({"question": "context", "text": "x"}),
+        content_type="application/json",
+    )
+    current = response.json()["current"]
+    assert current["replaced_answer"]["yours"] == {"summary": "Taxi", "raw_answer": "Taxi"}
+    assert current["replaced_answer"]["replaced_by"] == {"summary": "Lunch", "raw_answer": "Lunch"}
+    assert current["answered_by"] is None
+
+
+def test_an_item_whose_json_cannot_be_read_is_shown_and_refused_not_crashed(bookkeeper_client):
+    import json
+
+    from django.db import connections
+
+    from reviewapp.routers import BOOKKEEPING_DB
+
+    item = moved_item("context")
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "UPDATE public.invoice_inbox_items SET channel_context = ('{\"n\": ' || repeat('9', 5000) || '}')::jsonb"
+            " WHERE id = %s",
+            [item.pk],
+        )
+    assert bookkeeper_client.get(answer_url(item)).status_code == 200
+    response = bookkeeper_client.post(
+        reverse("api_item_answer", args=[item.pk]),
+        json.dumps({"question": "context", "text": "Taxi"}),
+        content_type="application/json",
+    )
+    assert response.status_code == 409
+    assert response.json()["reason"] == "not_open"
+    assert "malformed" in response.json()["current"]["states"]
+    assert history(item) == []
