@@ -38,8 +38,8 @@ from django.db import OperationalError, connections, transaction
 from django.utils import timezone
 
 from reviewapp import states
-from reviewapp.bookkeeping.models import Undecodable, decode_json
-from reviewapp.models import IndexedItem, SyncState
+from reviewapp.bookkeeping.models import InboxItem, Undecodable, decode_json
+from reviewapp.models import ClarificationEvent, IndexedItem, SyncState
 from reviewapp.routers import BOOKKEEPING_DB
 
 log = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def _is_amount(value: Any) -> bool:
 
 
 def index_values(row: Sequence[Any]) -> dict[str, Any]:
-    """The IndexedItem columns for one row of ``_SELECT``."""
+    """The IndexedItem columns for one row of ``_SELECT`` (``answer_replaced`` aside: see ``_answers_replaced``)."""
     item_id, company_id, company_name, created_at, updated_at, ctx_text, data_text, booked, *ids = row
     channel_context = decode_json(ctx_text)
     extracted = decode_json(data_text)
@@ -170,11 +170,37 @@ def _moved_to_app_at(values: list[dict[str, Any]]) -> None:
             v["moved_to_app_at"] = expired[v["id"]].isoformat()
 
 
-def _write(rows: Iterable[Sequence[Any]]) -> int:
+def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]]) -> None:
+    """Mark the items whose live row no longer holds an answer the app wrote.
+
+    One query on the app's answer log for the whole batch; only the items the
+    app ever answered are compared (``answers.replaced_answer``).
+    """
+    from reviewapp.answers.log import replaced_answer  # the answers package indexes after writing
+
+    by_item: dict[str, list[ClarificationEvent]] = {}
+    logged = ClarificationEvent.objects.filter(
+        item_id__in=[row[0] for row in rows],
+        event_type=ClarificationEvent.ANSWERED,
+        channel=ClarificationEvent.Channel.APP,
+    )
+    for event in logged:
+        by_item.setdefault(str(event.item_id), []).append(event)
+    for row, value in zip(rows, values, strict=True):
+        entries = by_item.get(value["id"])
+        replaced = False
+        if entries:
+            live = InboxItem(id=row[0], channel_context=decode_json(row[5]), updated_at=row[4])
+            replaced = replaced_answer(live, entries) is not None
+        value[states.STATE_FIELDS[states.ANSWER_REPLACED]] = replaced
+
+
+def _write(rows: Sequence[Sequence[Any]]) -> int:
     values = [index_values(row) for row in rows]
     if not values:
         return 0
     _moved_to_app_at(values)
+    _answers_replaced(rows, values)
     try:
         payload = orjson.dumps(values).decode()
     except TypeError:  # an integer past 64 bits, which orjson refuses and json writes

@@ -27,9 +27,23 @@ ANSWERED: Final = "answered"
 NO_ANSWERS: Final = "no_answers"
 MALFORMED: Final = "malformed"
 BOOKED: Final = "booked"
+# An answer the app wrote that a later write by another program removed or
+# replaced (the chat intake's late reply, say). Not from channel_context
+# alone: the read model compares the row with the app's answer log.
+ANSWER_REPLACED: Final = "answer_replaced"
 
 # Display order: the bookkeeper's queue first.
-STATE_KEYS: Final = (NEEDS_ANSWER, WAITING_IN_CHAT, DENIED, PURPOSE_MISSING, ANSWERED, BOOKED, NO_ANSWERS, MALFORMED)
+STATE_KEYS: Final = (
+    NEEDS_ANSWER,
+    WAITING_IN_CHAT,
+    DENIED,
+    PURPOSE_MISSING,
+    ANSWERED,
+    ANSWER_REPLACED,
+    BOOKED,
+    NO_ANSWERS,
+    MALFORMED,
+)
 STATE_FIELDS: Final = {key: f"state_{key}" for key in STATE_KEYS}
 
 QUESTION_TYPES: Final = ("representation", "context", "resend")
@@ -45,6 +59,7 @@ STATE_LABELS: Final[dict[str, Promise]] = {
     NO_ANSWERS: _("No answers"),
     MALFORMED: _("Malformed"),
     BOOKED: _("Booked"),
+    ANSWER_REPLACED: _("App answer replaced"),
 }
 
 QUESTION_TYPE_LABELS: Final[dict[str, Promise]] = {
@@ -146,7 +161,8 @@ def search_text_of(channel_context: object, extracted_data: object) -> str:
     """Lower-cased text the list's free-text search looks in.
 
     Supplier name, participant names and companies, purpose, note and the
-    context answer; never the caption, which nobody reviewed.
+    customer's raw answers (the representation's and the context's, so a
+    denial is found by its "nej"); never the caption, which nobody reviewed.
     """
     parts: list[str] = []
     if isinstance(extracted_data, dict):
@@ -161,6 +177,7 @@ def search_text_of(channel_context: object, extracted_data: object) -> str:
         rep = channel_context.get("representation")
         if isinstance(rep, dict):
             parts.append(_text(rep.get("purpose")))
+            parts.append(_text(rep.get("raw_answer")))
             people = rep.get("participants")
             if isinstance(people, list):
                 for person in people:
