@@ -47,6 +47,9 @@ clean:
 ## is missing and we are root (CI is). Screenshots land in test-artifacts/e2e/;
 ## E2E_README_SCREENSHOTS=1 make e2e also rewrites docs/screenshots/.
 e2e: $(STAMP)
+	@if [ ! -x /usr/sbin/nginx ] && [ "$$(id -u)" = 0 ]; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx openssl; \
+	fi
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; \

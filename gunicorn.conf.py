@@ -21,14 +21,30 @@ def _int(name: str, default: int) -> int:
 # Loopback by default: a proxy (nginx, the load balancer) terminates TLS in front.
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 
-# Sync workers: one request at a time each, one database connection each.
-# 2 x cores + 1 is gunicorn's rule of thumb; capped because every worker holds
-# a PostgreSQL connection and the database's max_connections is shared by all hosts.
-workers = _int("WEB_CONCURRENCY", min(2 * multiprocessing.cpu_count() + 1, 9))
-worker_class = "sync"
+# Threaded workers (gthread): a request that waits on the database or a slow
+# reader ties up one thread, not a whole process. Each thread holds its own
+# database connections (two: the review database and accounted's), so
+# workers x threads x hosts must stay below PostgreSQL's max_connections
+# (or set DB_POOL=1). Defaults: cores + 1 processes (at most 4) x 4 threads.
+workers = _int("WEB_CONCURRENCY", max(2, min(multiprocessing.cpu_count() + 1, 4)))
+worker_class = "gthread"
+threads = _int("GUNICORN_THREADS", 4)
+# The arbiter restarts a worker whose main loop has been silent this long (a
+# hung process); with threads a single slow request does not count.
 timeout = _int("GUNICORN_TIMEOUT", 30)
-graceful_timeout = 30
-keepalive = 5  # behind a load balancer that reuses connections
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)
+# An idle kept-alive connection (or one that sent nothing yet) is closed after this.
+keepalive = _int("GUNICORN_KEEPALIVE", 5)
+# Request-line and header caps, far above what a browser or the proxy sends,
+# so an oversized header is refused with 400 before Django sees it.
+limit_request_line = 8190
+limit_request_fields = 100
+limit_request_field_size = 8190
+# gunicorn does not buffer: a client that sends its request slowly holds a
+# thread until it is done. In production a buffering proxy sits in front and
+# hands over only complete requests (docs/deploy/nginx.conf); bind stays on
+# loopback so nothing reaches gunicorn around it.
+
 # Recycle workers now and then so a slow leak can never take a host down.
 max_requests = _int("GUNICORN_MAX_REQUESTS", 2000)
 max_requests_jitter = 200

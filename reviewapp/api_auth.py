@@ -3,7 +3,9 @@
 Scripts send ``Authorization: Bearer <token>``. A token is not ambient the way
 a cookie is, so a token request needs no CSRF token; a session request does,
 and gets the same CSRF check as every form. Unauthenticated API calls get a
-JSON 401 rather than the login redirect a browser page gets.
+JSON 401 rather than the login redirect a browser page gets. Tokens expire
+(an expired one gets a 401 saying so, ``"code": "token_expired"``); their
+owners list, create and revoke them on /account/tokens/.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ import functools
 import hashlib
 import secrets
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
@@ -29,22 +34,33 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-def create_token(user: Any) -> str:
-    """Create a token for ``user`` and return it; only its hash is kept."""
+def create_token(user: Any, *, days: int | None = None, name: str = "") -> str:
+    """Create a token for ``user`` valid for ``days`` (API_TOKEN_DEFAULT_DAYS) and return it.
+
+    Only its hash is kept, so this is the one time it can be shown.
+    """
+    days = settings.API_TOKEN_DEFAULT_DAYS if days is None else days
+    if not 1 <= days <= settings.API_TOKEN_MAX_DAYS:
+        raise ValueError(f"a token lives 1 to {settings.API_TOKEN_MAX_DAYS} days, not {days}")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    ApiToken.objects.create(user=user, key_hash=hash_token(raw), prefix=raw[:12])
+    ApiToken.objects.create(
+        user=user,
+        key_hash=hash_token(raw),
+        prefix=raw[:12],
+        name=name,
+        expires_at=timezone.now() + timedelta(days=days),
+    )
     return raw
 
 
-def _user_from_token(header: str) -> Any | None:
+def _token_from_header(header: str) -> ApiToken | None:
     scheme, _, raw = header.partition(" ")
     if scheme.lower() != "bearer" or not raw.strip():
         return None
     token = ApiToken.objects.select_related("user").filter(key_hash=hash_token(raw.strip())).first()
     if token is None or not token.user.is_active:
         return None
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
-    return token.user
+    return token
 
 
 def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
@@ -72,10 +88,19 @@ def api_view(
                 return response
             header = request.headers.get("Authorization", "")
             if header:
-                user = _user_from_token(header)
-                if user is None:
+                token = _token_from_header(header)
+                if token is None:
                     return json_error(401, "invalid or unknown API token")
-                request.user = user
+                now = timezone.now()
+                if token.is_expired(now):
+                    return json_error(
+                        401,
+                        f"API token {token.prefix}… expired at {token.expires_at.isoformat(timespec='seconds')}; "
+                        f"create a new one at {reverse('api_tokens')}",
+                        code="token_expired",
+                    )
+                ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+                request.user = token.user
             elif not request.user.is_authenticated:
                 return json_error(401, "authentication required: log in or send Authorization: Bearer <token>")
             elif request.method not in ("GET", "HEAD", "OPTIONS") and _csrf_failure(request) is not None:

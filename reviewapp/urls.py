@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import accounts, answers, inbox, items, preview
+from reviewapp.views import accounts, answers, health, inbox, items, preview, tokens
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
@@ -20,6 +20,10 @@ urlpatterns = [
     path("api/preview", preview.api_preview, name="api_preview"),
     path("accounts/login/", accounts.login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("account/tokens/", tokens.token_list, name="api_tokens"),
+    path("account/tokens/<int:token_id>/revoke/", tokens.token_revoke, name="api_token_revoke"),
+    path("healthz", health.healthz, name="healthz"),
+    path("favicon.ico", health.favicon, name="favicon"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

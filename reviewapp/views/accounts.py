@@ -18,11 +18,12 @@ logger = logging.getLogger(__name__)
 
 
 class ThrottledLoginMixin:
-    """Claims an attempt before the password is checked; refuses when the budget is spent."""
+    """Claims an attempt before the password is checked; refuses when a limit says so."""
 
     request: Any
     cleaned_data: dict[str, Any]
     throttled: bool = False
+    retry_after: int = 0
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
@@ -33,20 +34,39 @@ class ThrottledLoginMixin:
         verdict = throttle.claim_attempt(username, address)
         if not verdict.allowed:
             self.throttled = True
-            logger.warning("login throttled for username %r from %s", username, address)
-            minutes = verdict.retry_after_minutes
-            raise ValidationError(
-                ngettext(
-                    "Too many failed login attempts. Try again in %(minutes)d minute.",
-                    "Too many failed login attempts. Try again in %(minutes)d minutes.",
-                    minutes,
-                ),
-                code="throttled",
-                params={"minutes": minutes},
-            )
+            self.retry_after = verdict.retry_after
+            logger.warning("login throttled (%s) for username %r from %s", verdict.reason, username, address)
+            raise self._refusal(verdict)
         cleaned = super().clean()  # type: ignore[misc]
-        throttle.forget_attempts(username, address)
+        throttle.record_success(username, address, verdict)
         return cleaned  # type: ignore[no-any-return]
+
+    @staticmethod
+    def _refusal(verdict: throttle.Verdict) -> ValidationError:
+        if verdict.reason == throttle.SLOW_DOWN:
+            # Failures for this username from elsewhere: not a lock, one wait.
+            seconds = verdict.retry_after
+            return ValidationError(
+                ngettext(
+                    "This account has had many failed logins from other places. "
+                    "For its safety, wait %(seconds)d second, then log in again.",
+                    "This account has had many failed logins from other places. "
+                    "For its safety, wait %(seconds)d seconds, then log in again.",
+                    seconds,
+                ),
+                code="slow_down",
+                params={"seconds": seconds},
+            )
+        minutes = verdict.retry_after_minutes
+        return ValidationError(
+            ngettext(
+                "Too many failed login attempts. Try again in %(minutes)d minute.",
+                "Too many failed login attempts. Try again in %(minutes)d minutes.",
+                minutes,
+            ),
+            code="throttled",
+            params={"minutes": minutes},
+        )
 
 
 class LoginForm(ThrottledLoginMixin, AuthenticationForm):
@@ -63,9 +83,10 @@ class LoginView(auth_views.LoginView):
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)
         if getattr(form, "throttled", False):
-            # 429 tells scripts and monitoring what happened; the page still
-            # explains it to the person in words.
+            # 429 and Retry-After tell scripts and monitoring what happened;
+            # the page still explains it to the person in words.
             response.status_code = 429
+            response["Retry-After"] = str(form.retry_after)
         return response
 
 

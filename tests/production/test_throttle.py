@@ -1,24 +1,42 @@
-"""Login throttling: repeated failures for one username from one address are refused for a while."""
+"""Login throttling: failures are limited per username and address and per address,
+the counts cannot be wiped, and nobody can lock a user out from elsewhere."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+import threading
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.core.cache import cache
+from django.db import connection, connections
 from django.test import Client
 from django.urls import reverse
 
 from reviewapp import throttle
+from reviewapp.models import LoginThrottle
 from tests import factories
 
 WRONG = "not-the-password"
+TOO_MANY = "Too many failed login attempts"
+SLOW_DOWN = re.compile(r"For its safety, wait (\d+) seconds?, then log in again\.")
 
 
 @pytest.fixture
 def user(db):  # type: ignore[no-untyped-def]
     return factories.make_user(username="tilda")
+
+
+@pytest.fixture
+def frozen_clock(monkeypatch):  # type: ignore[no-untyped-def]
+    """The throttle's clock, at the start of a window, moved by assigning ``now[0]``."""
+    window = settings.LOGIN_THROTTLE_WINDOW
+    now = [2_000_000 * window + 1.0]
+    monkeypatch.setattr(throttle, "clock", lambda: now[0])
+    return now
 
 
 def _login(client: Client, username: str, password: str, address: str = "10.0.0.1"):  # type: ignore[no-untyped-def]
@@ -34,10 +52,14 @@ def _fail_until_locked(client: Client, username: str, address: str = "10.0.0.1")
     for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
         response = _login(client, username, WRONG, address)
         assert response.status_code == 200
-        assert "Too many failed login attempts" not in response.content.decode()
+        assert TOO_MANY not in response.content.decode()
 
 
-def test_the_correct_password_is_refused_after_five_failures(client, user):
+def _logged_in(response, client: Client, user) -> bool:  # type: ignore[no-untyped-def]
+    return response.status_code == 302 and client.session.get("_auth_user_id") == str(user.pk)
+
+
+def test_the_correct_password_is_refused_after_five_failures_from_the_same_address(client, user):
     assert settings.LOGIN_THROTTLE_ATTEMPTS == 5
     _fail_until_locked(client, "tilda")
     response = _login(client, "tilda", factories.PASSWORD)
@@ -47,6 +69,7 @@ def test_the_correct_password_is_refused_after_five_failures(client, user):
     wait = re.search(r"Too many failed login attempts\. Try again in (\d+) minutes?\.", body)
     assert wait is not None
     assert 1 <= int(wait.group(1)) <= 15
+    assert 1 <= int(response["Retry-After"]) <= 15 * 60
     assert "_auth_user_id" not in client.session
 
 
@@ -54,8 +77,7 @@ def test_failures_below_the_limit_do_not_stop_a_correct_login(client, user):
     for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS - 1):
         _login(client, "tilda", WRONG)
     response = _login(client, "tilda", factories.PASSWORD)
-    assert response.status_code == 302
-    assert client.session["_auth_user_id"] == str(user.pk)
+    assert _logged_in(response, client, user)
 
 
 def test_a_successful_login_clears_the_earlier_failures(client, user):
@@ -68,11 +90,19 @@ def test_a_successful_login_clears_the_earlier_failures(client, user):
     assert _login(client, "tilda", factories.PASSWORD).status_code == 302
 
 
+def test_five_wrong_passwords_from_one_address_do_not_stop_the_right_one_from_another(user):
+    _fail_until_locked(Client(), "tilda", "203.0.113.66")  # the attacker
+    owner = Client()
+    response = _login(owner, "tilda", factories.PASSWORD, "198.51.100.7")
+    assert _logged_in(response, owner, user)
+    # ... while the attacker's address stays locked for that username.
+    assert _login(Client(), "tilda", factories.PASSWORD, "203.0.113.66").status_code == 429
+
+
 def test_the_lock_is_per_username_and_address(client, user):
     other = factories.make_user(username="otto")
     _fail_until_locked(client, "tilda", "10.0.0.1")
-    # Same user from another address, and another user from the same address, still get in.
-    assert _login(Client(), "tilda", factories.PASSWORD, "10.0.0.2").status_code == 302
+    # Another user from the same address still gets in.
     assert _login(Client(), other.username, factories.PASSWORD, "10.0.0.1").status_code == 302
     # Case and spaces do not make a new username for the throttle.
     assert _login(Client(), " TILDA ", factories.PASSWORD, "10.0.0.1").status_code == 429
@@ -83,14 +113,98 @@ def test_unknown_usernames_are_throttled_like_real_ones(client, db):
     assert _login(client, "nobody-here", WRONG).status_code == 429
 
 
-def test_the_counts_live_in_the_shared_database_cache(client, user):
-    # Every gunicorn process reads the same table, so the limit holds across processes.
-    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.db.DatabaseCache"
+def test_hundreds_of_junk_usernames_do_not_wipe_anyones_count(client, user):
+    # The database cache culled a third of its entries past MAX_ENTRIES (300),
+    # so a run of junk usernames reset the lock. The throttle table never culls.
+    _fail_until_locked(client, "tilda", "10.0.0.1")
+    for n in range(400):
+        junk = _login(Client(), f"junk-{n}", WRONG, f"10.9.{n // 250}.{n % 250}")
+        assert junk.status_code == 200
+    assert _login(Client(), "tilda", factories.PASSWORD, "10.0.0.1").status_code == 429
+    assert LoginThrottle.objects.count() >= 400
+
+
+def test_the_counts_live_in_their_own_table_and_never_name_the_user(client, user):
     _fail_until_locked(client, "tilda")
+    # Nothing in the cache, which may drop entries; rows of its own instead.
     table = connection.ops.quote_name(settings.CACHES["default"]["LOCATION"])
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT COUNT(*) FROM {table} WHERE cache_key LIKE %s", ["%login-throttle%"])  # noqa: S608
-        assert cursor.fetchone()[0] == settings.LOGIN_THROTTLE_ATTEMPTS
+        cursor.execute(f"SELECT COUNT(*) FROM {table}")  # noqa: S608
+        assert cursor.fetchone()[0] == 0
+    rows = list(LoginThrottle.objects.values_list("key", "count"))
+    assert (settings.LOGIN_THROTTLE_ATTEMPTS) in [count for _, count in rows]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", key) for key, _ in rows)
+    cache.clear()  # what a cull or a cache flush would do
+    assert _login(Client(), "tilda", factories.PASSWORD).status_code == 429
+
+
+def test_one_address_guessing_many_usernames_is_refused_altogether(user, frozen_clock):
+    limit = settings.LOGIN_THROTTLE_ADDRESS_ATTEMPTS
+    assert limit == 30
+    for n in range(limit):
+        assert _login(Client(), f"guess-{n}", WRONG, "203.0.113.9").status_code == 200
+    # Any username, even a real one with its right password, is now refused from there ...
+    response = _login(Client(), "tilda", factories.PASSWORD, "203.0.113.9")
+    assert response.status_code == 429
+    assert TOO_MANY in response.content.decode()
+    # ... but not from another address ...
+    assert _login(Client(), "tilda", factories.PASSWORD, "203.0.113.10").status_code == 302
+    # ... and again from there once the window has passed.
+    frozen_clock[0] += settings.LOGIN_THROTTLE_WINDOW
+    assert _login(Client(), "tilda", factories.PASSWORD, "203.0.113.9").status_code == 302
+
+
+def test_someone_who_logged_in_from_a_shared_address_still_gets_in_when_others_flood_it(user, frozen_clock):
+    # An office behind one NAT address: tilda works there; someone else floods it.
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 302
+    for n in range(settings.LOGIN_THROTTLE_ADDRESS_ATTEMPTS + 5):
+        _login(Client(), f"guess-{n}", WRONG, "192.0.2.50")
+    assert _login(Client(), "otto-never-here", WRONG, "192.0.2.50").status_code == 429
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 302
+
+
+def test_a_guessing_run_from_many_addresses_slows_a_new_address_but_never_locks_the_user_out(user, frozen_clock):
+    # Ten failures for tilda, five from each of two addresses: both are now locked.
+    _fail_until_locked(Client(), "tilda", "203.0.113.1")
+    _fail_until_locked(Client(), "tilda", "203.0.113.2")
+    assert settings.LOGIN_THROTTLE_USER_ATTEMPTS == 2 * settings.LOGIN_THROTTLE_ATTEMPTS
+    owner = Client()
+    # From a new address the right password first gets one "wait" ...
+    response = _login(owner, "tilda", factories.PASSWORD, "198.51.100.20")
+    assert response.status_code == 429
+    wait = SLOW_DOWN.search(response.content.decode())
+    assert wait is not None
+    assert int(wait.group(1)) == settings.LOGIN_THROTTLE_NEW_ADDRESS_WAIT == 30
+    assert response["Retry-After"] == "30"
+    assert "_auth_user_id" not in owner.session
+    # ... trying again too early shows the time left, and does not restart it ...
+    frozen_clock[0] += 20
+    early = _login(owner, "tilda", factories.PASSWORD, "198.51.100.20")
+    assert early.status_code == 429
+    assert SLOW_DOWN.search(early.content.decode()).group(1) == "10"  # type: ignore[union-attr]
+    # ... and after the wait it is checked, and gets in, within the same window.
+    frozen_clock[0] += 10
+    response = _login(owner, "tilda", factories.PASSWORD, "198.51.100.20")
+    assert _logged_in(response, owner, user)
+
+
+def test_a_wrong_password_after_the_wait_needs_a_new_wait(user, frozen_clock):
+    _fail_until_locked(Client(), "tilda", "203.0.113.1")
+    _fail_until_locked(Client(), "tilda", "203.0.113.2")
+    attacker = "203.0.113.3"
+    assert _login(Client(), "tilda", WRONG, attacker).status_code == 429  # the wait starts
+    frozen_clock[0] += 30
+    assert _login(Client(), "tilda", WRONG, attacker).status_code == 200  # checked, wrong
+    assert _login(Client(), "tilda", WRONG, attacker).status_code == 429  # a new wait: one guess per 30 s
+
+
+def test_an_address_the_user_logged_in_from_before_is_not_slowed(user, frozen_clock):
+    assert _login(Client(), "tilda", factories.PASSWORD, "198.51.100.30").status_code == 302
+    _fail_until_locked(Client(), "tilda", "203.0.113.1")
+    _fail_until_locked(Client(), "tilda", "203.0.113.2")
+    owner = Client()
+    response = _login(owner, "tilda", factories.PASSWORD, "198.51.100.30")
+    assert _logged_in(response, owner, user)
 
 
 def test_attempts_are_allowed_again_when_the_window_has_passed(db):
@@ -100,8 +214,45 @@ def test_attempts_are_allowed_again_when_the_window_has_passed(db):
         assert throttle.claim_attempt("tilda", "10.0.0.1", now=start + 1).allowed
     refused = throttle.claim_attempt("tilda", "10.0.0.1", now=start + 60)
     assert not refused.allowed
+    assert refused.reason == throttle.LOCKED
     assert refused.retry_after == window - 60
     assert throttle.claim_attempt("tilda", "10.0.0.1", now=start + window).allowed
+
+
+def test_expired_counts_are_deleted_so_the_table_does_not_grow(db):
+    window = settings.LOGIN_THROTTLE_WINDOW
+    start = 1_000 * window
+    for n in range(20):
+        throttle.claim_attempt(f"user-{n}", f"10.0.0.{n}", now=start + 1)
+    assert LoginThrottle.objects.count() == 20 * 3  # username+address, address, username
+    # Kept through the next window (a count must outlive the window it counts) ...
+    throttle.claim_attempt("late", "10.0.1.1", now=start + window + 1)
+    assert LoginThrottle.objects.count() == 20 * 3 + 3
+    # ... and gone after it.
+    throttle.claim_attempt("later", "10.0.1.2", now=start + 2 * window + 1)
+    assert LoginThrottle.objects.count() == 3 + 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_guesses_cannot_get_past_the_limit():
+    # Several gunicorn threads, processes or hosts guessing at once share the same rows.
+    start = 3_000 * settings.LOGIN_THROTTLE_WINDOW + 1
+    results: list[bool] = []
+    barrier = threading.Barrier(12)
+
+    def guess() -> None:
+        try:
+            barrier.wait()
+            results.append(throttle.claim_attempt("tilda", "10.0.0.1", now=start).allowed)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=guess) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [False] * 7 + [True] * 5
 
 
 def test_admin_login_failures_count_against_the_same_limit(client, user):
@@ -117,3 +268,51 @@ def test_the_address_comes_from_the_proxy_header_when_configured(rf, settings):
     assert throttle.client_address(request) == "192.0.2.7"
     settings.LOGIN_THROTTLE_IP_HEADER = ""
     assert throttle.client_address(request) == "127.0.0.1"
+
+
+def test_behind_the_proxy_each_client_is_throttled_by_its_own_address(user, settings):
+    # Every request comes from the proxy (127.0.0.1); X-Real-IP names the client.
+    settings.LOGIN_THROTTLE_IP_HEADER = "HTTP_X_REAL_IP"
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
+        Client().post(
+            reverse("login"),
+            {"username": "tilda", "password": WRONG},
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_REAL_IP="203.0.113.5",
+        )
+    owner = Client()
+    response = owner.post(
+        reverse("login"),
+        {"username": "tilda", "password": factories.PASSWORD},
+        REMOTE_ADDR="127.0.0.1",
+        HTTP_X_REAL_IP="198.51.100.5",
+    )
+    assert _logged_in(response, owner, user)
+
+
+def _settings_load(**env: str) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("SECURE_", "LOGIN_THROTTLE_"))}
+    return subprocess.run(
+        [sys.executable, "-c", "import reviewapp.settings as s; print(s.LOGIN_THROTTLE_IP_HEADER)"],
+        env={**base, "DEBUG": "0", "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "x", **env},
+        cwd=settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_behind_a_proxy_the_settings_refuse_to_load_without_the_client_address_header():
+    result = _settings_load(SECURE_PROXY_SSL_HEADER="1")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "set LOGIN_THROTTLE_IP_HEADER" in result.stderr
+    ok = _settings_load(SECURE_PROXY_SSL_HEADER="1", LOGIN_THROTTLE_IP_HEADER="HTTP_X_REAL_IP")
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout.strip() == "HTTP_X_REAL_IP"
+
+
+def test_a_header_name_instead_of_its_meta_key_is_refused():
+    result = _settings_load(LOGIN_THROTTLE_IP_HEADER="X-Real-IP")
+    assert result.returncode != 0
+    assert "must name a request.META key such as HTTP_X_REAL_IP" in result.stderr
