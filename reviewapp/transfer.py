@@ -1,29 +1,27 @@
-"""Import and export inbox items as JSON Lines in the bookkeeping application's row shape.
+"""Export and import inbox items as JSON Lines, one row of accounted's table a line.
 
-One JSON object a line, the columns of ``invoice_inbox_items``::
+A line is ``to_jsonb(row)`` of ``public.invoice_inbox_items``, written as
+PostgreSQL renders it: every column, including columns accounted added that
+this app does not know, and values Python's ``json`` could not read back (a
+5 000-digit number) pass through untouched. Export streams, oldest first
+(``created_at``, then ``id``); ``--state`` picks items through the list's
+read model (``IndexedItem``), brought up to date first.
 
-    {"id", "company_id", "status", "source", "document_id", "extracted_data",
-     "channel_context", "whatsapp_message_id", "correlation_id", "created_at", "updated_at"}
-
-plus, optionally, ``"company": {"id", "name", "organisation_number"}``. Export
-always writes it, so an export loads into an empty database; on import it
-creates the company when ``company_id`` is not there yet (an existing company
-is never changed: the bookkeeping application owns companies). A row from the
-bookkeeping database without it needs its company present already.
-
-Our derived ``state_*`` columns are never read from or written to the file:
-they are recomputed from ``channel_context`` on import. Receipt files
-(``document_file``) are not carried; other unknown keys are ignored.
-
-Import is idempotent on ``id``: a new id is created, a known one is updated to
-the line's values, an identical one is left alone (no write). A bad line is
-reported with its number and skipped; each line is written in its own
-savepoint, so a line is either stored whole or not at all.
+Import upserts by ``id`` into the bookkeeping *replica* only (never into a
+database ``create_bookkeeping_replica`` did not make), one savepoint a line:
+a line is stored whole or not at all, and a bad one is reported with its
+number. Keys that are columns of the table are written, others are ignored
+(and counted); a column the line leaves out keeps its value (or gets its
+default, for a new row). An identical row is not written at all, so
+importing a file twice changes nothing. A changed row gets ``updated_at``
+from accounted's trigger, as every update does. The rows it wrote are
+re-indexed at once. The referenced rows (company, user, document, message,
+booking) must exist: the database's foreign keys say which is missing.
 """
 
 from __future__ import annotations
 
-import datetime as dt
+import functools
 import itertools
 import json
 import uuid
@@ -31,96 +29,87 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final, Protocol
 
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import Q
-from django.utils import timezone
 
-from reviewapp import states
-from reviewapp.models import Company, InboxItem
+from reviewapp import index, states
+from reviewapp.bookkeeping import replica
+from reviewapp.models import IndexedItem
+from reviewapp.routers import BOOKKEEPING_DB
 
-ROW_KEYS: Final = (
-    "id",
-    "company_id",
-    "status",
-    "source",
-    "document_id",
-    "extracted_data",
-    "channel_context",
-    "whatsapp_message_id",
-    "correlation_id",
-    "created_at",
-    "updated_at",
-)
-# Lines per transaction on import; each line still has its own savepoint.
-CHUNK: Final = 500
+TABLE: Final = "public.invoice_inbox_items"
+# Rows per fetch on export; lines per transaction on import (each line has its own savepoint).
+CHUNK: Final = 1000
+# Written by accounted's trigger on every UPDATE, whatever the line says.
+TRIGGER_SET: Final = frozenset({"updated_at"})
 
 
 class BadLine(ValueError):
     """A line that cannot be stored; the message says why, for a person."""
 
 
-# --- Export -------------------------------------------------------------------
-
-
-def _timestamp(value: dt.datetime | None) -> str | None:
-    return value.astimezone(dt.UTC).isoformat() if value is not None else None
-
-
-def row_of(item: InboxItem) -> dict[str, Any]:
-    """One item as the bookkeeping application's row, plus its company."""
-    return {
-        "id": str(item.pk),
-        "company_id": str(item.company_id),
-        "status": item.status,
-        "source": item.source,
-        "document_id": str(item.document_id) if item.document_id else None,
-        "extracted_data": item.extracted_data,
-        "channel_context": item.channel_context,
-        "whatsapp_message_id": item.whatsapp_message_id,
-        "correlation_id": item.correlation_id,
-        "created_at": _timestamp(item.created_at),
-        "updated_at": _timestamp(item.updated_at),
-        "company": {
-            "id": str(item.company.pk),
-            "name": item.company.name,
-            "organisation_number": item.company.organisation_number,
-        },
-    }
-
-
-def export_rows(*, state_keys: Sequence[str] = ()) -> Iterator[dict[str, Any]]:
-    """Every item, oldest first, or those in any of ``state_keys``.
-
-    Rows marked stale (changed by another program) are judged from their
-    JSON, not from columns that may be out of date.
-    """
-    unknown = set(state_keys) - set(states.STATE_KEYS)
-    if unknown:
-        raise ValueError(f"unknown state(s): {', '.join(sorted(unknown))}")
-    items = InboxItem.objects.select_related("company").order_by("created_at", "id")
-    if state_keys:
-        wanted = Q(states_stale=True)
-        for key in state_keys:
-            wanted |= Q(**{states.STATE_FIELDS[key]: True})
-        items = items.filter(wanted)
-    for item in items.iterator(chunk_size=2000):
-        if (
-            state_keys
-            and item.states_stale
-            and not set(state_keys) & states.compute(item.channel_context, item.extracted_data).states
-        ):
-            continue
-        yield row_of(item)
-
-
 class TextSink(Protocol):
     def write(self, text: str, /) -> object: ...
 
 
-def write_jsonl(rows: Iterable[dict[str, Any]], out: TextSink) -> int:
+# --- Export -------------------------------------------------------------------
+
+
+def _all_rows() -> Iterator[str]:
+    """Every row, oldest first, through a server-side cursor (a consistent snapshot, any size)."""
+    connection = connections[BOOKKEEPING_DB]
+    with transaction.atomic(using=BOOKKEEPING_DB):
+        connection.ensure_connection()
+        raw = connection.connection
+        assert raw is not None
+        # Named: rows come CHUNK at a time. Inside the transaction, so it needs no WITH HOLD
+        # and works behind a transaction-pooling proxy too.
+        with raw.cursor(name="export_items") as cursor:
+            cursor.itersize = CHUNK
+            cursor.execute(f"SELECT to_jsonb(i)::text FROM {TABLE} i ORDER BY i.created_at, i.id")  # noqa: S608
+            for (line,) in cursor:
+                yield line
+
+
+def _rows_in_states(state_keys: Sequence[str]) -> Iterator[str]:
+    """The live rows of the items the read model has in any of ``state_keys``, oldest first."""
+    wanted = Q()
+    for key in state_keys:
+        wanted |= Q(**{states.STATE_FIELDS[key]: True})
+    items = IndexedItem.objects.filter(wanted).order_by("created_at", "id")
+    after: tuple[Any, uuid.UUID] | None = None
+    while True:
+        page = items
+        if after is not None:
+            page = page.filter(Q(created_at__gt=after[0]) | Q(created_at=after[0], id__gt=after[1]))
+        keys = list(page.values_list("created_at", "id")[:CHUNK])
+        if not keys:
+            return
+        ids = [pk for _, pk in keys]
+        with connections[BOOKKEEPING_DB].cursor() as cursor:
+            cursor.execute(f"SELECT i.id, to_jsonb(i)::text FROM {TABLE} i WHERE i.id = ANY(%s)", [ids])  # noqa: S608
+            found = dict(cursor.fetchall())
+        # A row deleted since it was indexed is gone: nothing to export.
+        yield from (found[pk] for pk in ids if pk in found)
+        after = keys[-1]
+
+
+def export_lines(*, state_keys: Sequence[str] = ()) -> Iterator[str]:
+    """One JSON text per row: all of them, or those in any of ``state_keys``."""
+    unknown = set(state_keys) - set(states.STATE_KEYS)
+    if unknown:
+        raise ValueError(f"unknown state(s): {', '.join(sorted(unknown))}")
+    if not state_keys:
+        return _all_rows()
+    # The states come from the read model: catch it up with what changed since the last sync.
+    index.poll()
+    return _rows_in_states(state_keys)
+
+
+def write_jsonl(lines: Iterable[str], out: TextSink) -> int:
     count = 0
-    for row in rows:
-        out.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    for line in lines:
+        out.write(line + "\n")
         count += 1
     return count
 
@@ -134,6 +123,7 @@ class ImportResult:
     updated: int = 0
     unchanged: int = 0
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, reason)
+    ignored_keys: dict[str, int] = field(default_factory=dict)  # key -> lines that had it
 
 
 def _reject_constant(name: str) -> Any:
@@ -169,109 +159,86 @@ def _find_bad_string(value: Any, path: str = "$") -> str | None:
             if found:
                 return found
     if isinstance(value, list):
-        for index, inner in enumerate(value):
-            found = _find_bad_string(inner, f"{path}[{index}]")
+        for position, inner in enumerate(value):
+            found = _find_bad_string(inner, f"{path}[{position}]")
             if found:
                 return found
     return None
 
 
-def _uuid(row: dict[str, Any], key: str, *, required: bool) -> uuid.UUID | None:
-    value = row.get(key)
-    if value is None:
-        if required:
-            raise BadLine(f"{key} is missing")
-        return None
-    if not isinstance(value, str):
-        raise BadLine(f"{key} must be a UUID string, got {type(value).__name__}")
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise BadLine(f"{key} is not a UUID: {value!r}") from None
+def _keys_of(text: str) -> list[str]:
+    """The line's top-level keys, checked as far as Python can read it.
 
-
-def _text(row: dict[str, Any], key: str, *, max_length: int, nullable: bool) -> str | None:
-    value = row[key]
-    if value is None and nullable:
-        return None
-    if not isinstance(value, str):
-        raise BadLine(f"{key} must be a string{' or null' if nullable else ''}")
-    if len(value) > max_length:
-        raise BadLine(f"{key} is longer than {max_length} characters")
-    return value
-
-
-def _moment(row: dict[str, Any], key: str) -> dt.datetime:
-    parsed = states.parse_iso(row[key])
-    if parsed is None:
-        raise BadLine(f"{key} is not an ISO 8601 timestamp: {row[key]!r}")
-    return parsed
-
-
-def parse_line(text: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The item's field values and the optional company from one line, or BadLine."""
+    A line Python's ``json`` cannot read although it is valid JSON (a number
+    of 5 000 digits, nesting 10 000 deep) is left to PostgreSQL, which can.
+    """
     try:
         row = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise BadLine(f"not JSON: {exc.msg} at column {exc.colno}") from None
+    except json.JSONDecodeError as error:
+        raise BadLine(f"not JSON: {error.msg} at column {error.colno}") from None
+    except (ValueError, RecursionError):
+        return []
     if not isinstance(row, dict):
         raise BadLine(f"expected a JSON object, got {type(row).__name__}")
     problem = _find_bad_string(row)
     if problem:
         raise BadLine(f"{problem}: the database cannot store it")
-    values: dict[str, Any] = {"id": _uuid(row, "id", required=True)}
-    values["company_id"] = _uuid(row, "company_id", required=True)
-    for key in ("status", "source"):
-        if key in row:
-            values[key] = _text(row, key, max_length=40, nullable=False)
-    if "document_id" in row:
-        values["document_id"] = _uuid(row, "document_id", required=False)
-    for key in ("extracted_data", "channel_context"):
-        if key in row:
-            values[key] = row[key]
-    for key in ("whatsapp_message_id", "correlation_id"):
-        if key in row:
-            values[key] = _text(row, key, max_length=200, nullable=True)
-    for key in ("created_at", "updated_at"):
-        if key in row:
-            values[key] = _moment(row, key)
-    company = row.get("company")
-    if company is None:
-        return values, None
-    if not isinstance(company, dict):
-        raise BadLine("company must be an object {id, name, organisation_number}")
-    company_id = _uuid(company, "id", required=False) or values["company_id"]
-    if company_id != values["company_id"]:
-        raise BadLine("company.id differs from company_id")
-    name = company.get("name")
-    if not isinstance(name, str) or not name.strip() or len(name) > 200:
-        raise BadLine("company.name must be a non-empty string of at most 200 characters")
-    number = company.get("organisation_number") or ""
-    if not isinstance(number, str) or len(number) > 20:
-        raise BadLine("company.organisation_number must be a string of at most 20 characters")
-    return values, {"id": company_id, "name": name, "organisation_number": number}
+    item_id = row.get("id")
+    if not isinstance(item_id, str):
+        raise BadLine('"id" is missing (every line needs the item\'s id)')
+    try:
+        uuid.UUID(item_id)
+    except ValueError:
+        raise BadLine(f'"id" is not a UUID: {item_id!r}') from None
+    return list(row)
 
 
-def _store(values: dict[str, Any], company: dict[str, Any] | None) -> str:
-    """Create, update or leave one item; returns "created", "updated" or "unchanged"."""
-    if company is not None:
-        Company.objects.get_or_create(
-            id=company["id"], defaults={"name": company["name"], "organisation_number": company["organisation_number"]}
-        )
-    elif not Company.objects.filter(pk=values["company_id"]).exists():
-        raise BadLine(f'company {values["company_id"]} does not exist (add a "company" object to create it)')
-    item = InboxItem.objects.select_for_update().filter(pk=values["id"]).first()
-    if item is None:
-        values.setdefault("updated_at", values.get("created_at") or timezone.now())
-        InboxItem(**values).save(force_insert=True)
-        return "created"
-    changed = [key for key, value in values.items() if key != "id" and getattr(item, key) != value]
-    if not changed:
-        return "unchanged"
-    for key in changed:
-        setattr(item, key, values[key])
-    item.save(update_fields=changed)
-    return "updated"
+def _table_columns(cursor: Any) -> list[str]:
+    cursor.execute(
+        """SELECT attname FROM pg_attribute
+           WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum""",
+        [TABLE],
+    )
+    return [name for (name,) in cursor.fetchall()]
+
+
+@functools.lru_cache(maxsize=64)
+def _insert_sql(columns: tuple[str, ...]) -> str:
+    names = ", ".join(f'"{name}"' for name in columns)
+    return f"""
+        INSERT INTO {TABLE} ({names})
+        SELECT {names} FROM jsonb_populate_record(NULL::{TABLE}, %s::jsonb)
+        RETURNING id
+    """  # noqa: S608 - names are the table's own columns
+
+
+@functools.lru_cache(maxsize=64)
+def _update_sql(columns: tuple[str, ...]) -> str | None:
+    """Set the line's columns, only when any differs; None when the line has nothing to set."""
+    compared = [f'"{name}"' for name in columns if name != "id" and name not in TRIGGER_SET]
+    if not compared:
+        return None
+    assignments = ", ".join(f"{name} = r.{name}" for name in compared)
+    own = ", ".join(f"t.{name}" for name in compared)
+    theirs = ", ".join(f"r.{name}" for name in compared)
+    return f"""
+        UPDATE {TABLE} AS t SET {assignments}
+        FROM jsonb_populate_record(NULL::{TABLE}, %s::jsonb) AS r
+        WHERE t.id = r.id AND ROW({own}) IS DISTINCT FROM ROW({theirs})
+    """  # noqa: S608 - names are the table's own columns
+
+
+def _id_of(cursor: Any, text: str) -> None:
+    """The database's view of the line when Python could not read it: an object with a UUID id."""
+    cursor.execute(
+        "SELECT jsonb_typeof(%s::jsonb), (%s::jsonb ->> 'id')::uuid IS NOT NULL",
+        [text, text],
+    )
+    kind, has_id = cursor.fetchone()
+    if kind != "object":
+        raise BadLine(f"expected a JSON object, got {kind}")
+    if not has_id:
+        raise BadLine('"id" is missing (every line needs the item\'s id)')
 
 
 def _numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
@@ -280,28 +247,64 @@ def _numbered_lines(source: IO[bytes]) -> Iterator[tuple[int, bytes]]:
             yield number, raw
 
 
+def _store(cursor: Any, text: str, columns: list[str]) -> tuple[str, uuid.UUID | None, list[str]]:
+    """Write one line: "created", "updated" or "unchanged", the id written (if any), the keys ignored."""
+    keys = _keys_of(text)
+    if not keys:
+        _id_of(cursor, text)
+        cursor.execute("SELECT array_agg(k) FROM jsonb_object_keys(%s::jsonb) AS k", [text])
+        keys = list(cursor.fetchone()[0] or [])
+    known = tuple(key for key in columns if key in keys)
+    ignored = [key for key in keys if key not in columns]
+    # Look first: an INSERT ... ON CONFLICT would refuse a line that leaves out a NOT NULL column
+    # (user_id...) even for a row that exists, where the line only means to change what it names.
+    cursor.execute(f"SELECT id FROM {TABLE} WHERE id = (%s::jsonb ->> 'id')::uuid FOR UPDATE", [text])  # noqa: S608
+    found = cursor.fetchone()
+    if found is None:
+        cursor.execute(_insert_sql(known), [text])
+        return "created", cursor.fetchone()[0], ignored
+    update = _update_sql(known)
+    if update is not None:
+        cursor.execute(update, [text])
+        if cursor.rowcount:
+            return "updated", found[0], ignored
+    return "unchanged", None, ignored
+
+
 def import_lines(source: IO[bytes]) -> ImportResult:
-    """Import a JSON Lines byte stream; bad lines are collected, never fatal."""
+    """Import a JSON Lines byte stream into the replica; bad lines are collected, never fatal.
+
+    Raises ``replica.ReplicaRefused`` (before reading a line) for a database
+    that is not a replica this project made.
+    """
+    connection = connections[BOOKKEEPING_DB]
+    replica.require_replica(connection)
     result = ImportResult()
     lines = _numbered_lines(source)
-    while True:
-        chunk = list(itertools.islice(lines, CHUNK))
-        if not chunk:
-            return result
-        with transaction.atomic():
+    with connection.cursor() as cursor:
+        columns = _table_columns(cursor)
+    while chunk := list(itertools.islice(lines, CHUNK)):
+        written: list[uuid.UUID] = []
+        with transaction.atomic(using=BOOKKEEPING_DB), connection.cursor() as cursor:
             for number, raw in chunk:
                 try:
                     try:
-                        text = raw.decode("utf-8")
+                        text = raw.decode("utf-8").strip()
                     except UnicodeDecodeError:
                         raise BadLine("not UTF-8") from None
-                    values, company = parse_line(text)
-                    with transaction.atomic():
-                        outcome = _store(values, company)
-                except BadLine as exc:
-                    result.bad.append((number, str(exc)))
+                    with transaction.atomic(using=BOOKKEEPING_DB):
+                        outcome, item_id, ignored = _store(cursor, text, columns)
+                except BadLine as error:
+                    result.bad.append((number, str(error)))
                     continue
-                except DatabaseError as exc:
-                    result.bad.append((number, f"the database refused it: {exc}".strip()))
+                except DatabaseError as error:
+                    reason = str(error).strip().replace("\n", " ")
+                    result.bad.append((number, f"the database refused it: {reason}"))
                     continue
                 setattr(result, outcome, getattr(result, outcome) + 1)
+                for key in ignored:
+                    result.ignored_keys[key] = result.ignored_keys.get(key, 0) + 1
+                if item_id is not None:
+                    written.append(item_id)
+        index.index_items(written)
+    return result

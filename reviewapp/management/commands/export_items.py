@@ -1,4 +1,4 @@
-"""``manage.py export_items [--state KEY ...] [--output FILE]``: items as JSON Lines (see reviewapp.transfer)."""
+"""``manage.py export_items [--state KEY ...] [--output FILE]``: rows as JSON Lines (see reviewapp.transfer)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ from reviewapp import states, transfer
 
 
 class Command(BaseCommand):
-    help = "Export inbox items as JSON Lines in the bookkeeping application's row shape, oldest first."
+    help = (
+        "Export rows of accounted's invoice_inbox_items as JSON Lines, every column, oldest first; "
+        "--state picks them through the list's read model."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
@@ -26,20 +29,20 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="write to this file (replaced only when complete) instead of stdout")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        rows = transfer.export_rows(state_keys=options["state"])
+        lines = transfer.export_lines(state_keys=options["state"])
         if not options["output"]:
-            count = transfer.write_jsonl(rows, self.stdout)
+            count = transfer.write_jsonl(lines, self.stdout)
             self.stderr.write(f"{count} item(s) exported.")
             return
         target = Path(options["output"])
         # Write beside the target and rename: a reader never sees half a file.
         try:
             fd, temp_name = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".part")
-        except OSError as exc:
-            raise CommandError(f"cannot write to {target.parent}: {exc.strerror}") from None
+        except OSError as error:
+            raise CommandError(f"cannot write to {target.parent}: {error.strerror}") from None
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                count = transfer.write_jsonl(rows, out)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
+                count = transfer.write_jsonl(lines, out)
             os.replace(temp_name, target)
         except BaseException:
             Path(temp_name).unlink(missing_ok=True)

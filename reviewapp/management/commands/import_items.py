@@ -1,7 +1,8 @@
-"""``manage.py import_items FILE``: load items from JSON Lines (see reviewapp.transfer).
+"""``manage.py import_items FILE``: upsert inbox items from JSON Lines into the replica (see reviewapp.transfer).
 
-FILE may be ``-`` for standard input. Bad lines are reported with their line
-numbers and skipped; the exit status is 1 when there was any.
+FILE may be ``-`` for standard input. Refuses a database that is not a replica
+made by ``create_bookkeeping_replica``. Bad lines are reported with their line
+numbers and nothing of them is written; the exit status is 1 when there was any.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp import transfer
+from reviewapp.bookkeeping import replica
 
 
 class Command(BaseCommand):
-    help = "Import inbox items from JSON Lines in the bookkeeping application's row shape (idempotent on id)."
+    help = (
+        "Import rows of accounted's invoice_inbox_items (JSON Lines, as export_items writes them) "
+        "into the bookkeeping replica, idempotent on id."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="a .jsonl file, or - for standard input")
@@ -28,10 +33,14 @@ class Command(BaseCommand):
             else:
                 with open(path, "rb") as source:
                     result = transfer.import_lines(source)
-        except OSError as exc:
-            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        except replica.ReplicaRefused as error:
+            raise CommandError(f"{error} Nothing was imported.") from None
         for number, reason in result.bad:
             self.stderr.write(f"line {number}: {reason}")
+        for key, count in sorted(result.ignored_keys.items()):
+            self.stderr.write(f"ignored {key!r} on {count} line(s): the table has no such column")
         self.stdout.write(
             f"{result.created} created, {result.updated} updated, {result.unchanged} unchanged, "
             f"{len(result.bad)} bad line(s)."

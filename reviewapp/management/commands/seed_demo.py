@@ -1,24 +1,41 @@
-"""python manage.py seed_demo [--items N] [--seed S] [--if-empty] [--now ISO]"""
+"""python manage.py seed_demo [--items N] [--seed S] [--now ISO] [--if-empty] [--no-users] [--allow-production]
+
+Fills the bookkeeping replica the way accounted's intake would (``reviewapp.demo``)
+and refuses any database that ``create_bookkeeping_replica`` did not make: a real
+accounted database is never written to. Rows go in with COPY in one transaction
+(all or nothing); receipt images go to the ``documents`` storage under their
+``storage_path``; then the list's read model is brought up to date. Also loads
+the shared golden cases when there are none, and creates one demo login per role.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
 import secrets
 import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import Group, User
 from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
-from reviewapp import demo, roles
-from reviewapp.models import ClarificationEvent, Company, InboxItem
+from reviewapp import demo, index, previews, roles
+from reviewapp.bookkeeping import replica
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent, GoldenCase, SyncState
+from reviewapp.routers import BOOKKEEPING_DB
 
-BATCH = 5000
-RECEIPT_IMAGES = 8
+BATCH = 2_000
+INDEX_BATCH = 2_000
+GOLDEN_FILE = Path(settings.BASE_DIR).parent / "shared" / "golden" / "clarifications.jsonl"
 DEMO_USERS = [
     ("bokforare", "Bea", "Bokförare", roles.BOOKKEEPER),
     ("support", "Sven", "Support", roles.SUPPORT),
@@ -26,14 +43,42 @@ DEMO_USERS = [
 ]
 
 
+def _copy(cursor: Any, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    with cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def _insert_new(cursor: Any, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> None:
+    """Rows the demo shares between runs (people, companies): added once, never changed."""
+    if rows:
+        marks = ", ".join(["%s"] * len(columns))
+        cursor.executemany(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) ON CONFLICT DO NOTHING",  # noqa: S608
+            rows,
+        )
+
+
+def _prefetched(batches: Iterator[demo.Batch]) -> Iterator[demo.Batch]:
+    """The same batches, the next one made while the database stores this one (COPY waits on the server)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(next, batches, None)
+        while (batch := pending.result()) is not None:
+            pending = pool.submit(next, batches, None)
+            yield batch
+
+
 class Command(BaseCommand):
-    help = "Fill the database with deterministic Swedish demo data and create one demo user per role."
+    help = (
+        "Fill the bookkeeping replica with deterministic Swedish demo data, as accounted's intake writes it, "
+        "and create one demo user per role. Refuses a database that is not such a replica."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--items", type=int, default=2000, help="How many inbox items (default 2000).")
-        parser.add_argument("--seed", type=int, default=1, help="Random seed: same seed, same data.")
+        parser.add_argument("--seed", type=int, default=1, help="Random seed: same seed (and --now), same data.")
         parser.add_argument("--now", help="ISO timestamp the ages are relative to (default: now).")
-        parser.add_argument("--if-empty", action="store_true", help="Add items only when there are none.")
+        parser.add_argument("--if-empty", action="store_true", help="Add items only when the replica has none.")
         parser.add_argument("--no-users", action="store_true", help="Do not create or reset the demo users.")
         parser.add_argument("--allow-production", action="store_true", help="Run even with DEBUG off (benchmarks).")
 
@@ -46,10 +91,15 @@ class Command(BaseCommand):
         if options["items"] < 0:
             raise CommandError("--items must be 0 or more")
         now = self._parse_now(options["now"])
+        try:
+            replica.require_replica(connections[BOOKKEEPING_DB])
+        except replica.ReplicaRefused as error:
+            raise CommandError(f"{error} Nothing was written.") from None
         if options["if_empty"] and InboxItem.objects.exists():
-            self.stdout.write("Inbox items already exist; not adding demo data.")
+            self.stdout.write("The replica already has inbox items; not adding demo data.")
         else:
             self._seed(options["items"], options["seed"], now)
+        self._golden_cases()
         if not options["no_users"]:
             self._demo_users()
 
@@ -64,40 +114,112 @@ class Command(BaseCommand):
 
     def _seed(self, count: int, seed: int, now: dt.datetime) -> None:
         started = time.monotonic()
-        companies = []
-        for company in demo.demo_companies(seed):
-            stored, _ = Company.objects.get_or_create(
-                id=company.id, defaults={"name": company.name, "organisation_number": company.organisation_number}
-            )
-            companies.append(stored)
-        items: list[InboxItem] = []
-        events: list[ClarificationEvent] = []
-        written = 0
-        with_receipt: list[InboxItem] = []
-        for item, item_events in demo.iter_demo_items(count=count, seed=seed, now=now, companies=companies):
-            items.append(item)
-            events.extend(item_events)
-            if len(with_receipt) < RECEIPT_IMAGES and item.source == "whatsapp" and item.extracted_data:
-                with_receipt.append(item)
-            if len(items) >= BATCH:
-                written += self._flush(items, events)
-        written += self._flush(items, events)
-        for item in with_receipt:
-            # Files go through the storage API so a deployment on object storage works too.
-            item.document_file.save(f"{item.id}.png", ContentFile(demo.receipt_png(item)), save=False)
-            InboxItem.objects.filter(pk=item.pk).update(document_file=item.document_file.name)
-        elapsed = time.monotonic() - started
-        self.stdout.write(f"Seeded {written} inbox items for {len(companies)} companies in {elapsed:.1f} s.")
+        org = demo.organisation(now)
+        data = demo.DemoData(seed=seed, now=now, org=org)
+        bucket = storages["documents"]
+        item_ids: list[uuid.UUID] = []
+        app_answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]] = []
+        with transaction.atomic(using=BOOKKEEPING_DB), connections[BOOKKEEPING_DB].cursor() as cursor:
+            _insert_new(cursor, "auth.users", demo.USER_COLUMNS, org.users)
+            _insert_new(cursor, "public.companies", demo.COMPANY_COLUMNS, org.companies)
+            _insert_new(cursor, "public.company_members", demo.MEMBER_COLUMNS, org.members)
+            _insert_new(cursor, "public.suppliers", demo.SUPPLIER_COLUMNS, org.suppliers)
+            _insert_new(cursor, "public.whatsapp_phone_links", demo.PHONE_COLUMNS, org.phone_links)
+            for batch in _prefetched(data.batches(count, BATCH)):
+                if not item_ids:
+                    self._refuse_a_seed_already_loaded(cursor, batch.items[0][0], seed)
+                self._write(cursor, batch)
+                for path, content in batch.files:
+                    # Write-once, as accounted's bucket: a path names one document of one seed, so a
+                    # file left by a run that failed later holds the same bytes.
+                    if not bucket.exists(path):
+                        bucket.save(path, ContentFile(content))
+                item_ids.extend(batch.item_ids)
+                app_answers.extend(batch.app_answers)
+            self._write_conversations(cursor, data.conversations())
+        self._write_app_answers(app_answers)
+        written = time.monotonic() - started
+        self._index(item_ids)
+        self.stdout.write(
+            f"Seeded {len(item_ids)} inbox items for {len(org.companies)} companies in {written:.1f} s "
+            f"(read model updated in {time.monotonic() - started - written:.1f} s)."
+        )
 
-    @staticmethod
-    def _flush(items: list[InboxItem], events: list[ClarificationEvent]) -> int:
-        count = len(items)
-        with transaction.atomic():
-            InboxItem.objects.bulk_create(items, batch_size=1000)
-            ClarificationEvent.objects.bulk_create(events, batch_size=2000)
-        items.clear()
-        events.clear()
-        return count
+    def _refuse_a_seed_already_loaded(self, cursor: Any, first_id: uuid.UUID, seed: int) -> None:
+        cursor.execute("SELECT 1 FROM public.invoice_inbox_items WHERE id = %s", [first_id])
+        if cursor.fetchone():
+            raise CommandError(f"The demo data of --seed {seed} is in the replica already; use another --seed.")
+
+    def _write(self, cursor: Any, batch: demo.Batch) -> None:
+        _copy(cursor, "public.document_attachments", demo.DOCUMENT_COLUMNS, batch.documents)
+        _copy(cursor, "public.supplier_invoices", demo.BOOKING_COLUMNS, batch.supplier_invoices)
+        _copy(cursor, "public.journal_entries", demo.BOOKING_COLUMNS, batch.journal_entries)
+        # The photo is stored before its item and linked to it once the item exists, as the intake does.
+        _copy(cursor, "public.whatsapp_messages", demo.MESSAGE_COLUMNS, batch.photos)
+        _copy(cursor, "public.invoice_inbox_items", demo.ITEM_COLUMNS, batch.items)
+        _copy(cursor, "public.whatsapp_messages", demo.MESSAGE_COLUMNS, batch.messages)
+        _copy(cursor, "public.processing_history", demo.EVENT_COLUMNS, batch.events)
+        links = batch.photo_links
+        if links:
+            messages = [message for message, _ in links]
+            # "m.id = ANY" makes it look the photos up by primary key instead of hashing the whole table.
+            cursor.execute(
+                """UPDATE public.whatsapp_messages m SET inbox_item_id = link.item_id
+                   FROM unnest(%s::uuid[], %s::uuid[]) AS link(message_id, item_id)
+                   WHERE m.id = link.message_id AND m.id = ANY(%s::uuid[])""",
+                [messages, [item for _, item in links], messages],
+            )
+
+    def _write_conversations(self, cursor: Any, rows: list[tuple[Any, ...]]) -> None:
+        if not rows:
+            return
+        columns = demo.CONVERSATION_COLUMNS
+        changed = ", ".join(f"{name} = EXCLUDED.{name}" for name in columns[2:-1])
+        cursor.executemany(
+            f"""INSERT INTO public.whatsapp_conversations ({", ".join(columns)})
+                VALUES ({", ".join(["%s"] * len(columns))})
+                ON CONFLICT (phone_link_id) DO UPDATE SET {changed}""",  # noqa: S608 - names are constants
+            rows,
+        )
+
+    def _write_app_answers(self, answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]]) -> None:
+        """The review app's own log of the answers the demo bookkeeper gave in the app."""
+        user = User.objects.filter(username=demo.APP_USER).first()
+        ClarificationEvent.objects.bulk_create(
+            ClarificationEvent(
+                item_id=item_id,
+                event_type=ClarificationEvent.ANSWERED,
+                question_type=question,
+                actor=user,
+                actor_label=demo.APP_USER,
+                channel=ClarificationEvent.Channel.APP,
+                payload=payload,
+                occurred_at=moment,
+            )
+            for item_id, question, payload, moment in answers
+        )
+
+    def _index(self, item_ids: list[uuid.UUID]) -> None:
+        """Bring the list's read model up to date with the new rows."""
+        first_pass = not SyncState.objects.filter(pk=1, watermark__isnull=False).exists()
+        report = index.poll()
+        if first_pass and report.ran:
+            return  # the first poll reads the whole table
+        # A poll reads only rows whose updated_at is recent, and the demo's are not.
+        for start in range(0, len(item_ids), INDEX_BATCH):
+            index.index_items(item_ids[start : start + INDEX_BATCH])
+
+    def _golden_cases(self) -> None:
+        """The shared golden cases, so QA's list does not start empty."""
+        if GoldenCase.objects.exists() or not GOLDEN_FILE.exists():
+            return
+        try:
+            with GOLDEN_FILE.open(encoding="utf-8") as handle:
+                records = list(previews.read_jsonl(handle))
+        except (OSError, UnicodeDecodeError, previews.InvalidCaseFile) as error:
+            raise CommandError(f"{GOLDEN_FILE}: {error}") from None
+        summary = previews.import_cases(records)
+        self.stdout.write(f"Loaded {len(summary.created)} golden cases from {GOLDEN_FILE}.")
 
     def _demo_users(self) -> None:
         self.stdout.write("Demo logins (passwords are new each run):")
