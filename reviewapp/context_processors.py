@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 
 from reviewapp import roles
+from reviewapp.inbox.landing import inbox_url
 
 
 def user_roles(request: HttpRequest) -> dict[str, object]:
@@ -15,4 +16,6 @@ def user_roles(request: HttpRequest) -> dict[str, object]:
         "can_answer": user.has_perm(roles.ANSWER),
         "can_preview": user.has_perm(roles.PREVIEW),
         "can_view_raw": user.has_perm(roles.VIEW_RAW),
+        # The nav's "Inbox": a bookkeeper's queue, with its parameters spelled out.
+        "inbox_url": inbox_url(user),
     }

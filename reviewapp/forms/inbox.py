@@ -20,10 +20,12 @@ from reviewapp.bookkeeping.models import Company
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)
 SORT_OLDEST: Final = "oldest"  # oldest received first
-SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first: the bookkeeper's queue
+SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first (asked in the chat)
+SORT_QUEUE: Final = "queue"  # longest waiting in the app first: the bookkeeper's queue
 SORT_CHOICES: Final = (
     (SORT_RECEIVED, _("Newest first")),
     (SORT_OLDEST, _("Oldest first")),
+    (SORT_QUEUE, _("Longest waiting in the app first")),
     (SORT_QUESTION_AGE, _("Oldest open question first")),
 )
 
@@ -57,13 +59,42 @@ class CompanyChoiceField(forms.ModelChoiceField):
         return obj.name
 
 
+class IsoDateField(forms.DateField):
+    """A date typed as YYYY-MM-DD, whatever the browser's language.
+
+    A plain text box, not ``type="date"``: a date control follows the
+    browser's locale (12/01/2026 in an American browser) and refuses a typed
+    ISO date in some. Only ISO is accepted, so 01/02/2026 is never read as
+    the wrong month.
+    """
+
+    input_formats = ["%Y-%m-%d"]
+    default_error_messages = {"invalid": _("Enter a date as YYYY-MM-DD, for example 2026-11-30.")}
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "widget",
+            forms.DateInput(
+                format="%Y-%m-%d",
+                attrs={
+                    "inputmode": "numeric",
+                    "pattern": r"\d{4}-\d{2}-\d{2}",
+                    "placeholder": _("YYYY-MM-DD"),
+                    "autocomplete": "off",
+                    "size": "10",
+                },
+            ),
+        )
+        super().__init__(**kwargs)
+
+
 class InboxFilterForm(forms.Form):
     state = forms.MultipleChoiceField(
         label=_("State"),
         choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=_("Items in every ticked state."),
+        help_text=_("Items in any ticked state."),
     )
     type = forms.ChoiceField(
         label=_("Open question"),
@@ -77,12 +108,8 @@ class InboxFilterForm(forms.Form):
         required=False,
         empty_label=_("All companies"),
     )
-    received_from = forms.DateField(
-        label=_("Received from"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
-    received_to = forms.DateField(
-        label=_("Received to"), required=False, widget=forms.DateInput(attrs={"type": "date"})
-    )
+    received_from = IsoDateField(label=_("Received from"), required=False, help_text=_("YYYY-MM-DD"))
+    received_to = IsoDateField(label=_("Received to"), required=False, help_text=_("YYYY-MM-DD"))
     q = forms.CharField(
         label=_("Search"),
         required=False,
@@ -108,6 +135,13 @@ class InboxFilterForm(forms.Form):
             self.fields["page_size"] = forms.IntegerField(
                 label=_("Per page"), required=False, min_value=1, max_value=max_page_size
             )
+        for name, field in self.fields.items():
+            if name in ("state", "page"):
+                continue  # rendered with the results, which every change re-renders
+            # The list's htmx responses fill each field's error slot out of
+            # band (templates/inbox/list.html); the control always points at it.
+            described = [f"id_{name}_helptext"] if field.help_text else []
+            field.widget.attrs["aria-describedby"] = " ".join([*described, f"id_{name}_error"])
 
     def clean_state(self) -> list[str]:
         # Repeating a state is harmless; keep the URL's order, drop duplicates.

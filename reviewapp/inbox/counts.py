@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from django.db import connection, transaction
+from django.utils.translation import gettext_lazy as _
 
 from reviewapp import states
 from reviewapp.inbox.query import ListQuery, filtered_items
@@ -17,24 +18,33 @@ from reviewapp.inbox.query import ListQuery, filtered_items
 # the exact size of a result set they will narrow anyway.
 COUNT_CAP: Final = 10_000
 
+# The rule behind the facet numbers (``Counts``), as the page states it.
+FACET_RULE: Final = _(
+    "Ticked states combine with “any of”. A state's number counts its items that no other ticked state"
+    " already lists: what ticking it would add, or what unticking it would take away."
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Counts:
-    """How many items match, and how many of those are in each state.
+    """How many items the list shows, and the number beside each state's checkbox.
 
-    A state's number is what the list would show with that state ticked as
-    well (states combine with AND). ``limit`` is set when the rows were
-    counted only up to a cap; when the total is above it ("more than
-    ``limit``") the state numbers are lower bounds.
+    Ticked states combine with OR, so a state's number is **what its checkbox
+    would change**: the items matching the other filters that are in that
+    state and in none of the *other* ticked states. For an unticked state
+    that is how many items ticking it would add; for a ticked one, how many
+    only it brings in (unticking it removes exactly those). With nothing
+    ticked it is simply how many items are in that state. ``FACET_RULE``
+    says the same for the page, under the checkboxes.
+
+    ``limit`` is set when rows were counted only up to a cap; ``exact`` is
+    False when the cap was reached, and then every number is a lower bound.
     """
 
     total: int
     facets: dict[str, int]
     limit: int | None = None
-
-    @property
-    def exact(self) -> bool:
-        return self.limit is None or self.total <= self.limit
+    exact: bool = True
 
 
 def _is_structured(query: ListQuery) -> bool:
@@ -48,12 +58,20 @@ def _state_bits(keys: Iterable[str]) -> int:
 
 
 def _tally_counts(query: ListQuery) -> Counts:
-    """Exact counts from the trigger-maintained tally: a sum over a few dozen rows."""
-    required = _state_bits(query.states)
-    columns = ["COALESCE(SUM(n), 0)"]
-    columns += [f"COALESCE(SUM(n) FILTER (WHERE states & {1 << bit} <> 0), 0)" for bit in range(len(states.STATE_KEYS))]
-    sql = f"SELECT {', '.join(columns)} FROM inbox_state_tally WHERE states & %s = %s"  # noqa: S608 - constants only
-    params: list[Any] = [required, required]
+    """Exact counts from the trigger-maintained tally: a sum over a few dozen rows.
+
+    Each tally row is a set of states (a bit mask), so "in any ticked state"
+    and "in this state and no other ticked one" are bit tests on it.
+    """
+    ticked = _state_bits(query.states)
+    total = f"SUM(n) FILTER (WHERE states & {ticked} <> 0)" if ticked else "SUM(n)"
+    columns = [f"COALESCE({total}, 0)"]
+    for key in states.STATE_KEYS:
+        bit = _state_bits([key])
+        others = ticked & ~bit
+        columns.append(f"COALESCE(SUM(n) FILTER (WHERE states & {bit} <> 0 AND states & {others} = 0), 0)")
+    sql = f"SELECT {', '.join(columns)} FROM inbox_state_tally WHERE TRUE"  # noqa: S608 - integers only
+    params: list[Any] = []
     if query.company_id:
         sql += " AND company_id = %s"
         params.append(query.company_id)
@@ -66,17 +84,28 @@ def _tally_counts(query: ListQuery) -> Counts:
     return Counts(total=int(row[0]), facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)})
 
 
-def _capped_counts(query: ListQuery) -> Counts:
-    """Counts over at most COUNT_CAP + 1 matching rows, in one pass.
+def _any_of(columns: Iterable[str]) -> str:
+    return " OR ".join(f"capped.{column}" for column in columns) or "FALSE"
 
-    Up to the cap every number is exact. Past it the total reads "more than
-    COUNT_CAP" and each state's number is how many of the rows looked at are
-    in that state: a lower bound, shown as such. (Counting each state to the
-    cap separately would repeat the search once per state.)
+
+def _capped_counts(query: ListQuery) -> Counts:
+    """Counts over at most COUNT_CAP + 1 rows matching the filters other than the states, in one pass.
+
+    The states are left out of the scan because an unticked state's number
+    counts rows the list does not show. Up to the cap every number is exact.
+    Past it the total reads "more than COUNT_CAP" and each number is how many
+    of the rows looked at qualify: a lower bound, shown as such. (Counting
+    each state to the cap separately would repeat the search once per state.)
     """
-    columns = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
-    sql, params = filtered_items(query).values(*columns)[: COUNT_CAP + 1].query.sql_with_params()
-    selects = ["COUNT(*)", *(f"SUM(CASE WHEN capped.{column} THEN 1 ELSE 0 END)" for column in columns)]
+    fields = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
+    scope = filtered_items(replace(query, states=()))
+    sql, params = scope.values(*fields)[: COUNT_CAP + 1].query.sql_with_params()
+    ticked = [states.STATE_FIELDS[key] for key in query.states]
+    shown = f"COUNT(*) FILTER (WHERE {_any_of(ticked)})" if ticked else "COUNT(*)"
+    selects = ["COUNT(*)", shown]
+    for field in fields:
+        others = [f for f in ticked if f != field]
+        selects.append(f"COUNT(*) FILTER (WHERE capped.{field} AND NOT ({_any_of(others)}))")
     count_sql = f"SELECT {', '.join(selects)} FROM ({sql}) AS capped"  # noqa: S608 - SQL compiled by Django
     # For a common word PostgreSQL likes a sequential scan that stops at the
     # cap; when its guess of the match rate is wrong (fewer matches than the
@@ -93,19 +122,21 @@ def _capped_counts(query: ListQuery) -> Counts:
         if force_index:
             # Inside a caller's transaction the setting would outlive us.
             cursor.execute("SET LOCAL enable_seqscan TO DEFAULT")
+    scanned = int(row[0])
     return Counts(
-        total=int(row[0]),
-        facets={key: int(n or 0) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)},
+        total=int(row[1]),
+        facets={key: int(n or 0) for key, n in zip(states.STATE_KEYS, row[2:], strict=True)},
         limit=COUNT_CAP,
+        exact=scanned <= COUNT_CAP,
     )
 
 
 def facet_counts(query: ListQuery) -> Counts:
     """The numbers beside the filters, in one query whatever the filters.
 
-    States, type and company: exact, from the tally on PostgreSQL (constant
-    time however many items). With a search or a
-    date range: counted row by row up to ``COUNT_CAP``.
+    States, type and company: exact, from the tally (constant time however
+    many items). With a search or a date range: counted row by row up to
+    ``COUNT_CAP``. What each state's number means: ``Counts``.
     """
     if not _is_structured(query):
         return _capped_counts(query)

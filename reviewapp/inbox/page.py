@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models.functions import Now
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from reviewapp import index, states
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE
@@ -14,7 +16,7 @@ from reviewapp.inbox.counts import Counts, facet_counts
 from reviewapp.inbox.freshness import Freshness
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
-from reviewapp.models import IndexedItem
+from reviewapp.models import IndexedItem, Reservation
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,7 @@ class OpenQuestionView:
 
     @property
     def type_label(self) -> str:
-        return str(states.QUESTION_TYPE_LABELS.get(self.type or "", "?"))
+        return str(states.QUESTION_TYPE_LABELS.get(self.type or "", _("Unknown question type")))
 
 
 def open_question_of(item: IndexedItem, now: dt.datetime) -> OpenQuestionView | None:
@@ -63,14 +65,28 @@ class Row:
     item: IndexedItem
     states: tuple[str, ...]
     open_question: OpenQuestionView | None
+    # Who is answering it now (an unexpired ``Reservation``, see reviewapp.queue).
+    holder_id: int | None = None
+    holder_name: str = ""
 
     @classmethod
     def of(cls, item: IndexedItem, now: dt.datetime) -> Row:
-        return cls(item=item, states=item.state_keys, open_question=open_question_of(item, now))
+        return cls(
+            item=item,
+            states=item.state_keys,
+            open_question=open_question_of(item, now),
+            holder_id=getattr(item, "held_by_id", None),
+            holder_name=getattr(item, "held_by_name", None) or "",
+        )
 
     @property
     def badges(self) -> list[tuple[str, str]]:
         return [(key, str(states.STATE_LABELS[key])) for key in self.states]
+
+    @property
+    def waiting_since(self) -> dt.datetime | None:
+        """When the question moved from the chat to the app: the queue's order, and its waiting time."""
+        return self.item.moved_to_app_at if self.item.state_needs_answer else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,10 +132,17 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     The page's ids are found first, in a subquery the sort's index answers
     alone (an index-only scan, no table rows read for the skipped pages);
     only the page's own rows are then fetched. This keeps page 200 cheap.
+    Each row comes with who is answering it, if anyone (``held_by_id``,
+    ``held_by_name``), in the same query.
     """
     offset = (number - 1) * query.page_size
     page_ids = ordered(filtered_items(query), query.sort).values("pk")[offset : offset + query.page_size]
-    return ordered(IndexedItem.objects.filter(pk__in=page_ids), query.sort)
+    live = Reservation.objects.filter(item_id=OuterRef("pk"), expires_at__gt=Now())
+    rows = IndexedItem.objects.filter(pk__in=page_ids).annotate(
+        held_by_id=Subquery(live.values("user_id")[:1]),
+        held_by_name=Subquery(live.values("user__username")[:1]),
+    )
+    return ordered(rows, query.sort)
 
 
 def list_page(query: ListQuery) -> ListPage:

@@ -18,7 +18,11 @@ from reviewapp.models import IndexedItem
 
 @dataclass(frozen=True, slots=True)
 class ListQuery:
-    """One list view: filters, sort and page, already validated."""
+    """One list view: filters, sort and page, already validated.
+
+    ``states`` combine with OR: an item in any of them is listed (none: every
+    item). The other filters narrow that with AND.
+    """
 
     states: tuple[str, ...] = ()
     question_type: str | None = None
@@ -51,6 +55,11 @@ class ListQuery:
             page=data.get("page") or 1,
             page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
         )
+
+    @property
+    def is_queue(self) -> bool:
+        """Only items whose question waits for an answer in the app (any sort, any other filter)."""
+        return self.states == (states.NEEDS_ANSWER,)
 
 
 def parse_list_query(query: QueryDict, *, max_page_size: int | None = None) -> ListQuery:
@@ -107,11 +116,19 @@ def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
     return start
 
 
+def any_state_condition(keys: tuple[str, ...]) -> Q:
+    """Items in any of these states (the facets combine with OR)."""
+    condition = Q()
+    for key in keys:
+        condition |= Q(**{states.STATE_FIELDS[key]: True})
+    return condition
+
+
 def filtered_items(query: ListQuery) -> QuerySet[IndexedItem]:
     """The items matching ``query``'s filters, unordered and unpaged."""
     items = IndexedItem.objects.all()
-    for key in query.states:
-        items = items.filter(**{states.STATE_FIELDS[key]: True})
+    if query.states:
+        items = items.filter(any_state_condition(query.states))
     if query.question_type:
         items = items.filter(open_question_type=query.question_type)
     if query.company_id:

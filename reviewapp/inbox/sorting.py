@@ -9,8 +9,8 @@ from typing import Any, Final
 from django.db.models import F, OrderBy, Q, QuerySet
 from django.http import QueryDict
 
-from reviewapp.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_RECEIVED
-from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_QUEUE, SORT_RECEIVED
+from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
 from reviewapp.models import IndexedItem
 
 
@@ -40,6 +40,10 @@ SORTS: Final[dict[str, tuple[SortKey, ...]]] = {
     SORT_OLDEST: (SortKey("created_at"), SortKey("id")),
     # Items without an open question come last, oldest received first.
     SORT_QUESTION_AGE: (SortKey("open_question_asked_at", nullable=True), SortKey("created_at"), SortKey("id")),
+    # The bookkeeper's queue: the question that has waited longest in the app
+    # first (index_queue_idx serves it with the needs-answer filter). Only
+    # needs-answer rows have the moment, so any others come last, by id.
+    SORT_QUEUE: (SortKey("moved_to_app_at", nullable=True), SortKey("id")),
 }
 
 
@@ -112,6 +116,18 @@ def _first_after(items: QuerySet[IndexedItem], keys: Sequence[SortKey], item: In
     return found
 
 
+def following(items: QuerySet[IndexedItem], query: ListQuery, item: IndexedItem | None) -> IndexedItem | None:
+    """The first of ``items`` after ``item`` in ``query``'s order (None: the first of all).
+
+    ``items`` is ``query``'s filtered items, perhaps narrowed further (the
+    queue leaves out items others hold); ``item`` itself is never returned.
+    """
+    keys = SORTS[query.sort]
+    if item is None:
+        return ordered(items, query.sort).first()
+    return _first_after(items.exclude(pk=item.pk), keys, item)
+
+
 def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None, IndexedItem | None]:
     """The previous and next item in the list ``query`` describes.
 
@@ -135,8 +151,7 @@ def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None,
     is the next item in the bookkeeper's queue.
     """
     list_query = parse_list_query(query)
-    items = filtered_items(list_query).exclude(pk=item.pk)
+    items = filtered_items(list_query)
     keys = SORTS[list_query.sort]
-    previous = _first_after(items, [key.reversed() for key in keys], item)
-    following = _first_after(items, keys, item)
-    return previous, following
+    previous = _first_after(items.exclude(pk=item.pk), [key.reversed() for key in keys], item)
+    return previous, following(items, list_query, item)

@@ -6,13 +6,15 @@ import datetime as dt
 from typing import Any
 
 from django.contrib.auth.decorators import permission_required
+from django.contrib.auth.models import User
 from django.http import HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import inbox, roles, states
+from reviewapp import inbox, queue, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
 from reviewapp.http import HtmxHttpRequest
@@ -50,31 +52,51 @@ def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
     ]
 
 
+# The filter fields outside the swapped results: their error slots are sent
+# out of band with every htmx response, so a fixed value's error goes away.
+_BAR_FIELDS = ("q", "type", "company", "received_from", "received_to", "sort", "page_size")
+
+
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
-    form = InboxFilterForm(request.GET)
+    # No query string at all: the list this person uses most (``inbox.landing``).
+    params = request.GET or inbox.landing_query(request.user)
+    form = InboxFilterForm(params)
     page = inbox.list_page(inbox.ListQuery.from_form(form))
     page_url = reverse("inbox") + "?"
+    count_shown = _shown(page.count, page.counts)
+    # Each row links to the item page with this list's query string, so
+    # the item page can offer previous/next within it and a way back.
+    list_query = _query_string(params, page=page.number if page.number > 1 else None)
+    next_free = None
+    user = request.user
+    if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
+        # Where to start: the first item nobody else is answering.
+        next_free = queue.next_in_queue(None, params, user)
     context = {
         "form": form,
         "page": page,
         "facets": _facets(page),
+        "facet_rule": inbox.FACET_RULE,
         "freshness": page.freshness,
-        "count_shown": _shown(page.count, page.counts),
-        # Each row links to the item page with this list's query string, so
-        # the item page can offer previous/next within it and a way back.
-        "list_query": _query_string(request.GET, page=page.number if page.number > 1 else None),
-        "first_url": page_url + _query_string(request.GET, page=None),
-        "previous_url": page_url + _query_string(request.GET, page=page.number - 1 if page.number > 2 else None),
-        "next_url": page_url + _query_string(request.GET, page=page.number + 1),
-        "last_url": page_url + _query_string(request.GET, page=page.num_pages),
+        "count_shown": count_shown,
+        "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
+        "next_free": next_free,
+        "list_query": list_query,
+        "clear_url": inbox.all_items_url(),
+        "first_url": page_url + _query_string(params, page=None),
+        "previous_url": page_url + _query_string(params, page=page.number - 1 if page.number > 2 else None),
+        "next_url": page_url + _query_string(params, page=page.number + 1),
+        "last_url": page_url + _query_string(params, page=page.num_pages),
         # Past MAX_PAGE the form refuses the page number; offer no link there.
         "next_reachable": page.has_next and page.number < MAX_PAGE,
         "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,
     }
     # Back/forward after a swap asks for the whole page (history restore).
-    partial = request.htmx and not request.htmx.history_restore_request
+    partial = bool(request.htmx) and not request.htmx.history_restore_request
+    if partial:
+        context["bar_fields"] = [form[name] for name in _BAR_FIELDS]
     return render(request, "inbox/list.html#results" if partial else "inbox/list.html", context)
 
 

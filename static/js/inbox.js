@@ -1,11 +1,14 @@
 // Inbox list: keyboard selection and tidy shareable URLs.
 // Filtering, the debounced search and the partial swap are declared on the
 // form with htmx attributes (see templates/inbox/list.html); this file only
-// adds what markup cannot: j/k to move the selection, Enter to open it.
+// adds what markup cannot: j/k to move the selection, Enter to open it, / to
+// search, ? for the list of keys.
 (function () {
   "use strict";
 
   var selected = -1;
+  // Inputs that take no typed text: j and k still move the selection there.
+  var NOT_TYPED = ["checkbox", "radio", "button", "submit", "reset", "file", "range", "color", "image"];
 
   function rows() {
     return Array.prototype.slice.call(document.querySelectorAll("#inbox-results .inbox-row"));
@@ -24,24 +27,53 @@
     if (link) link.focus();
   }
 
+  // Typing into a text box or textarea: the keys are letters there. A menu,
+  // a checkbox or a button takes no text, so the list's keys work on them.
   function typingIn(target) {
     if (!target || !target.tagName) return false;
     var tag = target.tagName.toLowerCase();
-    return tag === "input" || tag === "select" || tag === "textarea" || target.isContentEditable;
+    if (tag === "textarea" || target.isContentEditable) return true;
+    return tag === "input" && NOT_TYPED.indexOf((target.type || "text").toLowerCase()) < 0;
+  }
+
+  function interactive(target) {
+    if (!target || !target.tagName) return false;
+    return ["a", "button", "input", "select", "textarea", "summary"].indexOf(target.tagName.toLowerCase()) >= 0;
+  }
+
+  function helpDialog() {
+    return document.getElementById("keyboard-help");
+  }
+
+  function openHelp() {
+    var dialog = helpDialog();
+    if (dialog && !dialog.open && typeof dialog.showModal === "function") dialog.showModal();
   }
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (typingIn(event.target) || !document.getElementById("inbox-results")) return;
+    var dialog = helpDialog();
+    if (dialog && dialog.open) return; // Esc and the Close button belong to the dialog
     if (event.key === "j") {
       select(selected + 1);
       event.preventDefault();
     } else if (event.key === "k") {
       select(selected < 0 ? 0 : selected - 1);
       event.preventDefault();
+    } else if (event.key === "/") {
+      var search = document.getElementById("id_q");
+      if (search) {
+        search.focus();
+        search.select();
+        event.preventDefault();
+      }
+    } else if (event.key === "?") {
+      openHelp();
+      event.preventDefault();
     } else if (event.key === "Enter" && selected >= 0) {
-      // A focused row link opens itself; only act when focus is elsewhere.
-      if (event.target && event.target.classList && event.target.classList.contains("row-link")) return;
+      // A focused link, button or menu answers Enter itself (the row link opens).
+      if (interactive(event.target)) return;
       var row = rows()[selected];
       var link = row && row.querySelector(".row-link");
       if (link) {
@@ -49,6 +81,27 @@
         event.preventDefault();
       }
     }
+  });
+
+  // Browsers without invoker commands (command="show-modal") get the same from a click.
+  if (!("commandForElement" in HTMLButtonElement.prototype)) {
+    document.addEventListener("click", function (event) {
+      var button = event.target && event.target.closest ? event.target.closest(".keyboard-help-open") : null;
+      if (button) openHelp();
+    });
+  }
+
+  // The filters' error slots arrive out of band with the results: keep each
+  // control's aria-invalid in step with whether its slot holds an error.
+  document.addEventListener("htmx:afterSettle", function () {
+    var form = document.getElementById("inbox-filters");
+    if (!form) return;
+    Array.prototype.forEach.call(form.querySelectorAll(".filter-bar .field-errors"), function (slot) {
+      var control = document.getElementById(slot.id.replace(/_error$/, ""));
+      if (!control) return;
+      if (slot.querySelector(".error")) control.setAttribute("aria-invalid", "true");
+      else control.removeAttribute("aria-invalid");
+    });
   });
 
   // New rows after a swap: the old selection index means nothing any more.

@@ -3,13 +3,15 @@ them, and plain-SQL writes to accounted's tables as another program makes them."
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 from typing import Any
 
 from django.db import connections
 
-from reviewapp.bookkeeping.models import Company
+from reviewapp import index
+from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 
@@ -94,3 +96,17 @@ def supplier_invoice(company: Company) -> uuid.UUID:
 def indexed(item_id: uuid.UUID | str) -> IndexedItem:
     """The item's row in the list's read model."""
     return IndexedItem.objects.get(pk=item_id)
+
+
+def moved_to_app(item: InboxItem, at: dt.datetime) -> None:
+    """accounted's expiry cron moved the item's question to the app at ``at`` (then re-indexed)."""
+    ProcessingHistory.objects.create(
+        company_id=item.company_id,
+        correlation_id=item.correlation_id or uuid.uuid4(),
+        aggregate_type="System",
+        aggregate_id=item.id,
+        event_type="ChannelQuestionExpired",
+        actor={"type": "cron", "id": "whatsapp-question-expiry"},
+        occurred_at=at,
+    )
+    index.index_items([item.id])

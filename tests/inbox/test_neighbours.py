@@ -108,3 +108,13 @@ def test_invalid_parameters_fall_back_to_the_defaults():
 def test_the_page_parameter_does_not_limit_the_neighbours():
     old, new = _at(0), _at(1)
     assert neighbours(new, QueryDict("page=7&page_size=1")) == (None, old)
+
+
+def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last():
+    moved_late = _at(0, channel_context=pending("moved_to_app", asked_at="2026-11-10T09:00:00Z"))
+    moved_early = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
+    others = sorted([_at(2, channel_context=note("a")), _at(3, channel_context=pending("open"))], key=lambda r: r.id)
+    expected = [moved_early, moved_late, *others]
+    assert _walk(moved_early, "sort=queue", 1) == expected
+    assert _walk(expected[-1], "sort=queue", 0) == expected[::-1]
+    assert neighbours(moved_late, QueryDict("state=needs_answer&sort=queue")) == (moved_early, None)

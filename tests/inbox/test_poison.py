@@ -29,7 +29,9 @@ PAGE_QUERIES = ["", "state=malformed", "q=leverant", "sort=question_age", "sort=
 
 
 def _row_html(body: str, item_id: object) -> str:
-    match = re.search(rf'<tr class="inbox-row">(?:(?!</tr>).)*/items/{item_id}/(?:(?!</tr>).)*</tr>', body, re.DOTALL)
+    match = re.search(
+        rf'<tr class="inbox-row"[^>]*>(?:(?!</tr>).)*/items/{item_id}/(?:(?!</tr>).)*</tr>', body, re.DOTALL
+    )
     assert match, f"item {item_id} is not in the list"
     return match.group(0)
 

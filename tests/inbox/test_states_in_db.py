@@ -153,8 +153,9 @@ def test_every_golden_case_is_listed_under_exactly_the_states_of_its_summary(qa_
     loaded = _load_golden_items(company)
     assert len(loaded) >= 60
     expected = [expected_states(case["summary"], case["context"], booked=case["booked"]) for case in loaded.values()]
-    # The golden file exercises every state, or this test would prove little.
-    assert set().union(*expected) == set(states.STATE_KEYS)
+    # The golden file exercises every state, or this test would prove little; all
+    # but answer_replaced, which comes from the app's answer log, not channel_context.
+    assert set().union(*expected) == set(states.STATE_KEYS) - {states.ANSWER_REPLACED}
     _assert_list_agrees(qa_client, company, loaded)
 
 

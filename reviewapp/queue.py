@@ -1,0 +1,134 @@
+"""Soft reservations: who is answering which item, so two bookkeepers are steered apart.
+
+Opening an item's answer form reserves it for its opener for a few minutes
+(``reserve``); the queue's "next" skips items someone else holds
+(``next_in_queue``, ``claim_next``) and the list shows who holds one
+(``inbox.page_rows`` reads the same table). Nothing here blocks an answer: the compare-and-set on the live
+row stays the guarantee that two answers never overwrite each other.
+
+Everything is in the review database (``Reservation``), with the database's
+clock, so any number of web hosts agree on who holds what; there is no state
+in the process. A reservation ends when its holder releases it, or by itself
+when it expires.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from typing import Final
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
+from django.db.models import QuerySet
+from django.db.models.functions import Now
+from django.http import QueryDict
+
+from reviewapp.inbox import following, parse_list_query
+from reviewapp.inbox.query import filtered_items
+from reviewapp.models import IndexedItem, Reservation
+
+DEFAULT_MINUTES: Final = 5
+# Expired rows are harmless (every read ignores them) but are swept once
+# they are this old, so the table stays as small as the number of people.
+SWEEP_AFTER: Final = dt.timedelta(hours=1)
+
+_TABLE: Final = Reservation._meta.db_table
+# One statement decides the holder: a new row, or a takeover of this user's
+# own or an expired one. A row another transaction holds uncommitted makes
+# this wait for it, so two people reserving at once get exactly one holder.
+_TAKE: Final = f"""
+    INSERT INTO {_TABLE} AS r (item_id, user_id, expires_at)
+    VALUES (%s, %s, statement_timestamp() + make_interval(secs => %s))
+    ON CONFLICT (item_id) DO UPDATE SET user_id = EXCLUDED.user_id, expires_at = EXCLUDED.expires_at
+    WHERE r.user_id = EXCLUDED.user_id OR r.expires_at <= statement_timestamp()
+    RETURNING r.user_id
+"""  # noqa: S608 - the table name is ours
+_HOLDER: Final = f"SELECT user_id FROM {_TABLE} WHERE item_id = %s AND expires_at > statement_timestamp()"  # noqa: S608
+_SWEEP: Final = f"DELETE FROM {_TABLE} WHERE expires_at < statement_timestamp() - make_interval(secs => %s)"  # noqa: S608
+
+
+def reserve(item_id: uuid.UUID | str, user: AbstractBaseUser, minutes: float = DEFAULT_MINUTES) -> AbstractBaseUser:
+    """Reserve the item for ``user`` for ``minutes`` from now, unless someone else holds it; the holder.
+
+    Returns ``user`` when the reservation is theirs (new, renewed, or taken
+    over from an expired one), else the other person holding it::
+
+        holder = queue.reserve(item.pk, request.user)
+        if holder.pk != request.user.pk: ...  # "Anna is answering"
+    """
+    item_id = uuid.UUID(str(item_id))
+    with connection.cursor() as cursor:
+        cursor.execute(_SWEEP, [SWEEP_AFTER.total_seconds()])
+        # The loop only repeats when the holder let go between our two
+        # statements (released, or expired that very moment).
+        for _attempt in range(5):
+            cursor.execute(_TAKE, [item_id, user.pk, minutes * 60])
+            if cursor.fetchone() is not None:
+                return user
+            cursor.execute(_HOLDER, [item_id])
+            row = cursor.fetchone()
+            if row is not None:
+                return get_user_model().objects.get(pk=row[0])
+    raise RuntimeError(f"could not settle who holds item {item_id}")  # pragma: no cover - needs a pathological race
+
+
+def release(item_id: uuid.UUID | str, user: AbstractBaseUser) -> bool:
+    """Let go of ``user``'s reservation of the item (someone else's is left alone); whether there was one."""
+    deleted, _ = Reservation.objects.filter(item_id=item_id, user_id=user.pk).delete()
+    return deleted > 0
+
+
+def _live() -> QuerySet[Reservation]:
+    # Now() is the database's statement time: every host reads the same clock.
+    return Reservation.objects.filter(expires_at__gt=Now())
+
+
+def _held_by_others(user: AbstractBaseUser) -> QuerySet[Reservation]:
+    return _live().exclude(user_id=user.pk)
+
+
+def held_by_others(user: AbstractBaseUser) -> set[uuid.UUID]:
+    """The items someone other than ``user`` holds now."""
+    return set(_held_by_others(user).values_list("item_id", flat=True))
+
+
+def next_in_queue(
+    after_item: IndexedItem | None, list_query: QueryDict | str, user: AbstractBaseUser
+) -> IndexedItem | None:
+    """The next item after ``after_item`` in the list ``list_query`` describes that nobody else holds.
+
+    ``list_query`` is the list's query string (a ``QueryDict`` or its text,
+    as the item page received it); its filters and order are kept, ``page``
+    is ignored, so save-and-next never leaves the list the person chose.
+    ``after_item`` is the item's read-model row as listed (see
+    ``inbox.neighbours``); None asks for the first free item. None is
+    returned when no item is left: the queue is empty. Items ``user`` holds
+    are not skipped.
+    """
+    query = parse_list_query(QueryDict(list_query) if isinstance(list_query, str) else list_query)
+    items = filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
+    return following(items, query, after_item)
+
+
+def claim_next(
+    after_item: IndexedItem | None,
+    list_query: QueryDict | str,
+    user: AbstractBaseUser,
+    minutes: float = DEFAULT_MINUTES,
+) -> IndexedItem | None:
+    """``next_in_queue``, reserved for ``user`` before it is returned.
+
+    Two people finishing an item at the same moment may both be offered the
+    same next one; only one wins the reservation, and the other is offered
+    the one after it. None when the queue is empty.
+    """
+    cursor_item = after_item
+    while True:
+        candidate = next_in_queue(cursor_item, list_query, user)
+        if candidate is None:
+            return None
+        if reserve(candidate.pk, user, minutes).pk == user.pk:
+            return candidate
+        cursor_item = candidate

@@ -1,0 +1,155 @@
+"""Save-and-next: the next item of the list the person chose that nobody else holds, or None at its end."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+
+import pytest
+from django.db import connection
+from django.http import QueryDict
+
+from reviewapp import index, queue, roles
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import IndexedItem
+from tests import factories
+from tests.inbox.helpers import indexed, note, pending
+
+QUEUE = "state=needs_answer&sort=queue"
+DAY = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def _asked(days: int) -> str:
+    return (DAY + dt.timedelta(days=days)).isoformat()
+
+
+@pytest.fixture
+def anna(db):  # type: ignore[no-untyped-def]
+    return factories.make_user(roles.BOOKKEEPER, username="anna")
+
+
+@pytest.fixture
+def bea(db):  # type: ignore[no-untyped-def]
+    return factories.make_user(roles.BOOKKEEPER, username="bea")
+
+
+def _queue_of(company, count: int) -> list[IndexedItem]:  # type: ignore[no-untyped-def]
+    """``count`` questions moved to the app a day apart, oldest first; received in the opposite order."""
+    items = [
+        factories.make_item(
+            company=company,
+            channel_context=pending("moved_to_app", asked_at=_asked(n)),
+            created_at=DAY - dt.timedelta(days=n),
+        )
+        for n in range(count)
+    ]
+    return [indexed(item.id) for item in items]
+
+
+@pytest.mark.django_db
+def test_next_is_the_following_item_in_the_queues_order(anna, company):
+    first, second, third = _queue_of(company, 3)
+    assert queue.next_in_queue(first, QUEUE, anna) == second
+    assert queue.next_in_queue(second, QUEUE, anna) == third
+    assert queue.next_in_queue(None, QUEUE, anna) == first
+
+
+@pytest.mark.django_db
+def test_next_follows_whatever_order_the_list_had(anna, company):
+    first, second, third = _queue_of(company, 3)
+    # Oldest received first is the queue's order backwards: third was received first.
+    assert queue.next_in_queue(second, "state=needs_answer&sort=oldest", anna) == first
+    assert queue.next_in_queue(third, QueryDict("state=needs_answer&sort=oldest"), anna) == second
+    assert queue.next_in_queue(first, "state=needs_answer&sort=oldest", anna) is None
+
+
+@pytest.mark.django_db
+def test_next_skips_items_someone_else_holds_but_not_ones_own(anna, bea, company):
+    first, second, third, _fourth = _queue_of(company, 4)
+    queue.reserve(second.id, bea)
+    queue.reserve(third.id, anna)
+    assert queue.next_in_queue(first, QUEUE, anna) == third
+    assert queue.next_in_queue(first, QUEUE, bea) == second
+    assert queue.next_in_queue(None, QUEUE, bea) == first
+
+
+@pytest.mark.django_db
+def test_next_is_none_at_the_end_of_a_filtered_queue_even_with_items_beyond_the_filter(anna, company):
+    first, second = _queue_of(company, 2)
+    # Later in the same order, but for another company or not needing an answer.
+    factories.make_item(channel_context=pending("moved_to_app", asked_at=_asked(5)))
+    factories.make_item(company=company, channel_context=note("klart"))
+    filtered = f"{QUEUE}&company={company.id}"
+    assert queue.next_in_queue(first, filtered, anna) == second
+    assert queue.next_in_queue(second, filtered, anna) is None
+
+
+@pytest.mark.django_db
+def test_next_is_none_when_everything_left_is_held_by_others(anna, bea, company):
+    first, second, third = _queue_of(company, 3)
+    queue.reserve(second.id, bea)
+    queue.reserve(third.id, bea)
+    assert queue.next_in_queue(first, QUEUE, anna) is None
+
+
+@pytest.mark.django_db
+def test_an_empty_queue_has_no_first_item(anna, company):
+    factories.make_item(company=company, channel_context=note("klart"))
+    assert queue.next_in_queue(None, QUEUE, anna) is None
+
+
+@pytest.mark.django_db
+def test_after_answering_the_next_comes_from_where_the_item_was_listed(anna, company):
+    first, second = _queue_of(company, 2)
+    as_listed = IndexedItem.objects.get(pk=first.pk)
+    live = InboxItem.objects.get(pk=first.pk)
+    live.channel_context = note("answered in the app")
+    live.save(update_fields=["channel_context"])
+    index.index_items([live.pk])
+    assert not indexed(first.pk).state_needs_answer
+    assert queue.next_in_queue(as_listed, QUEUE, anna) == second
+
+
+@pytest.mark.django_db
+def test_an_expired_hold_does_not_hide_an_item(anna, bea, company):
+    first, second = _queue_of(company, 2)
+    queue.reserve(second.id, bea, minutes=-1)
+    assert queue.next_in_queue(first, QUEUE, anna) == second
+
+
+@pytest.mark.django_db
+def test_claim_next_reserves_what_it_returns(anna, bea, company):
+    first, second, third = _queue_of(company, 3)
+    assert queue.claim_next(None, QUEUE, anna) == first
+    assert queue.held_by_others(bea) == {first.id}
+    # Bea, starting at the top too, is given the next one nobody holds.
+    assert queue.claim_next(None, QUEUE, bea) == second
+    assert queue.claim_next(second, QUEUE, bea) == third
+    assert queue.claim_next(first, QUEUE, anna) is None
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_two_people_working_one_queue_at_once_are_never_given_the_same_item():
+    company = factories.make_company()
+    items = _queue_of(company, 24)
+    anna = factories.make_user(roles.BOOKKEEPER, username="anna")
+    bea = factories.make_user(roles.BOOKKEEPER, username="bea")
+    barrier = threading.Barrier(2, timeout=10)
+    given: dict[str, list[str]] = {"anna": [], "bea": []}
+
+    def work(user) -> None:  # type: ignore[no-untyped-def]
+        try:
+            barrier.wait()
+            current = None
+            while (current := queue.claim_next(current, QUEUE, user)) is not None:
+                given[user.username].append(str(current.id))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(user,)) for user in (anna, bea)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not set(given["anna"]) & set(given["bea"])
+    assert sorted(given["anna"] + given["bea"]) == sorted(str(item.id) for item in items)
