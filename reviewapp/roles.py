@@ -30,10 +30,12 @@ ROLE_LABELS: Final[dict[str, Promise]] = {
 _VIEW = ["view_indexeditem", "view_clarificationevent"]
 
 # What each role may do: reviewapp permission codenames.
+# Bookkeepers see the client companies assigned to them (CompanyAssignment,
+# in the admin); Support and QA work across every customer.
 ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
     BOOKKEEPER: [*_VIEW, "answer_question"],
-    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase"],
-    QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase"],
+    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "view_all_companies"],
+    QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase", "view_all_companies"],
 }
 
 # Permission codenames the views check.

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
+from django.contrib.auth.models import Permission
 from django.db import connections
 from django.test import Client
 
@@ -46,7 +47,11 @@ def _english_interface(settings, request):  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def bookkeeper(db):  # type: ignore[no-untyped-def]
-    return factories.make_user(roles.BOOKKEEPER, username="bea")
+    # A firm-wide bookkeeper: may see every company, so the tests of other
+    # behaviour need no assignments. tests/access/ covers restricted ones.
+    user = factories.make_user(roles.BOOKKEEPER, username="bea")
+    user.user_permissions.add(Permission.objects.get(codename="view_all_companies", content_type__app_label="reviewapp"))
+    return user
 
 
 @pytest.fixture
