@@ -50,7 +50,9 @@ def bookkeeper(db):  # type: ignore[no-untyped-def]
     # A firm-wide bookkeeper: may see every company, so the tests of other
     # behaviour need no assignments. tests/access/ covers restricted ones.
     user = factories.make_user(roles.BOOKKEEPER, username="bea")
-    user.user_permissions.add(Permission.objects.get(codename="view_all_companies", content_type__app_label="reviewapp"))
+    user.user_permissions.add(
+        Permission.objects.get(codename="view_all_companies", content_type__app_label="reviewapp")
+    )
     return user
 
 
