@@ -315,3 +315,24 @@ class GoldenCaseChange(models.Model):
         if not self._state.adding:
             raise ValueError("GoldenCaseChange is append-only")
         super().save(*args, **kwargs)
+
+
+class CompanyAssignment(models.Model):
+    """A client company assigned to a user: without the all-companies permission, a user sees only these.
+
+    A bookkeeping firm assigns clients to people, and the data is personal
+    (names of meal guests, their employers). Managed in the admin.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="company_assignments")
+    # accounted's company (another database: no foreign key).
+    company_id = models.UUIDField(_("company"))
+
+    class Meta:
+        verbose_name = _("company assignment")
+        verbose_name_plural = _("company assignments")
+        constraints = [models.UniqueConstraint(fields=["user", "company_id"], name="one_assignment_per_company")]
+        permissions = [("view_all_companies", "Can see every company")]
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.company_id}"

@@ -2,18 +2,23 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import accounts, answers, health, inbox, items, preview, tokens
+from reviewapp.views import accounts, answers, golden, health, inbox, items, preview, raw, tokens
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
     path("items/<uuid:item_id>/", items.item_detail, name="item_detail"),
     path("items/<uuid:item_id>/document/", items.item_document, name="item_document"),
+    path("items/<uuid:item_id>/raw/<str:column>/", raw.item_raw, name="item_raw"),
     path("items/<uuid:item_id>/answer/", answers.answer_question, name="item_answer"),
     path("items/<uuid:item_id>/answer/preview/", answers.answer_preview, name="item_answer_preview"),
     path("preview/", preview.preview_page, name="preview"),
-    path("preview/cases/", preview.golden_case_list, name="golden_cases"),
+    path("preview/cases/", golden.golden_case_list, name="golden_cases"),
     path("preview/cases/new/", preview.golden_case_create, name="golden_case_create"),
-    path("preview/cases/<int:case_id>/", preview.golden_case_detail, name="golden_case_detail"),
+    path("preview/cases/<int:case_id>/", golden.golden_case_detail, name="golden_case_detail"),
+    path("preview/cases/<int:case_id>/accept/", golden.golden_case_accept, name="golden_case_accept"),
+    path("preview/cases/<int:case_id>/rename/", golden.golden_case_rename, name="golden_case_rename"),
+    path("preview/cases/<int:case_id>/tags/", golden.golden_case_tags, name="golden_case_tags"),
+    path("preview/cases/<int:case_id>/delete/", golden.golden_case_delete, name="golden_case_delete"),
     path("api/items", inbox.api_item_list, name="api_items"),
     path("api/items/<uuid:item_id>", items.api_item_detail, name="api_item"),
     path("api/items/<uuid:item_id>/answer", answers.api_answer, name="api_item_answer"),

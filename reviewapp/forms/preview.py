@@ -1,4 +1,4 @@
-"""Forms of the prompt preview: the playground input, its query string, a golden case's name."""
+"""Forms of the prompt preview: the playground input, its query string, a golden case's name, the cases' filter."""
 
 from __future__ import annotations
 
@@ -105,6 +105,8 @@ class GoldenCaseNameForm(forms.Form):
         max_length=200,
         help_text=_("Unique. Say what the case pins down, e.g. “denial with moved context question”."),
     )
+    # The inbox item the input was loaded from (``/preview/?item=<id>``), kept on the case.
+    source_item = forms.UUIDField(required=False, widget=forms.HiddenInput)
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]
@@ -119,3 +121,7 @@ class GoldenCaseFilterForm(forms.Form):
         choices=[("", _("All cases")), ("fail", _("Failing only")), ("pass", _("Passing only"))],
         required=False,
     )
+    tag = forms.CharField(label=_("Tag"), max_length=50, required=False)
+
+    def clean_tag(self) -> str:
+        return " ".join(self.cleaned_data["tag"].split()).lower()

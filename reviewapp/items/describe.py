@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from django.db.models import QuerySet
@@ -14,6 +15,7 @@ from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
     EventView,
     HumanSaid,
+    ItemIds,
     ItemView,
     OpenQuestionView,
     PersonView,
@@ -26,6 +28,8 @@ from reviewapp.items.labels import (
     channel_label,
     question_what,
 )
+from reviewapp.items.links import ItemLinks, item_links
+from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
 
 
@@ -128,9 +132,45 @@ def _state_keys(item: InboxItem) -> tuple[str, ...]:
     return tuple(key for key in states.STATE_KEYS if key in found)
 
 
-def _unreadable_view(
-    item: InboxItem, unreadable: tuple[UnreadableColumn, ...], events: Sequence[EventView]
-) -> ItemView:
+def _str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def item_ids(item: InboxItem, *, wamid: str | None = None) -> ItemIds:
+    return ItemIds(
+        item_id=str(item.pk),
+        document_id=document_id_of(item),
+        correlation_id=_str(item.correlation_id),
+        whatsapp_message_id=_str(item.whatsapp_message_id),
+        photo_wamid=wamid,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Related:
+    """What the page shows beside the row, read from both databases (or nothing, for a pure render)."""
+
+    events: tuple[EventView, ...]
+    ids: ItemIds
+    messages: tuple[MessageView, ...] = ()
+    full_conversation: bool = False
+    links: ItemLinks = field(default_factory=ItemLinks)
+
+
+def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversation: bool) -> _Related:
+    if events is not None:
+        return _Related(events=tuple(events), ids=item_ids(item), full_conversation=full_conversation)
+    messages = item_transcript(item, full=full_conversation)
+    return _Related(
+        events=tuple(item_history(item, messages=messages)),
+        ids=item_ids(item, wamid=photo_wamid(item)),
+        messages=messages,
+        full_conversation=full_conversation,
+        links=item_links(item.pk),
+    )
+
+
+def _unreadable_view(item: InboxItem, unreadable: tuple[UnreadableColumn, ...], related: _Related) -> ItemView:
     """A row whose JSON cannot be decoded: no rendering, only why."""
     return ItemView(
         document_id=document_id_of(item),
@@ -147,22 +187,31 @@ def _unreadable_view(
         agent_explanation=None,
         open_question=None,
         human=None,
-        events=tuple(events),
+        events=related.events,
         channel_context=item.channel_context,
+        ids=related.ids,
+        messages=related.messages,
+        full_conversation=related.full_conversation,
+        links=related.links,
     )
 
 
-def describe_item(item: InboxItem, events: Sequence[EventView] | None = None) -> ItemView:
-    """Build the item page's content from one live row and its history.
+def describe_item(
+    item: InboxItem, events: Sequence[EventView] | None = None, *, full_conversation: bool = False
+) -> ItemView:
+    """Build the item page's content from one live row, its history, conversation and links.
 
-    ``events`` defaults to the item's merged history (``item_history``);
-    pass a list (even empty) to render without touching the databases.
+    ``events`` defaults to the item's merged history (``item_history``) and
+    brings the conversation and the linked items with it; pass a list (even
+    empty) to render without touching the databases (no conversation, no
+    links). ``full_conversation``: the whole transcript (Support and QA),
+    else only the customer's replies.
     """
-    if events is None:
-        events = item_history(item)
+    related = _related(item, events, full_conversation)
+    events = related.events
     unreadable = unreadable_columns(item)
     if unreadable:
-        return _unreadable_view(item, unreadable, events)
+        return _unreadable_view(item, unreadable, related)
     ctx = item.channel_context
     document_id = document_id_of(item)
     # The five outputs come from render_case, so the page and the API show
@@ -190,8 +239,12 @@ def describe_item(item: InboxItem, events: Sequence[EventView] | None = None) ->
         agent_explanation=_agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
         human=_human_said(summary, ctx),
-        events=tuple(events),
+        events=related.events,
         channel_context=ctx,
+        ids=related.ids,
+        messages=related.messages,
+        full_conversation=related.full_conversation,
+        links=related.links,
     )
 
 
@@ -228,9 +281,9 @@ def document_json(document: DocumentAttachment | None) -> dict[str, Any] | None:
     }
 
 
-def item_json(item: InboxItem, *, include_raw_context: bool) -> dict[str, Any]:
+def item_json(item: InboxItem, *, include_raw_context: bool, full_conversation: bool = False) -> dict[str, Any]:
     """``GET /api/items/<id>``: the item's header and the page's content."""
-    view = describe_item(item)
+    view = describe_item(item, full_conversation=full_conversation)
     return {
         "id": str(item.id),
         "company": {"id": str(item.company_id), "name": item.company.name},

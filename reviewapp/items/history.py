@@ -1,10 +1,13 @@
-"""The item's history: accounted's ``processing_history`` and the app's own answer log, in one timeline.
+"""The item's history from every source, in one timeline, each entry with its actor.
 
-accounted's log (the bookkeeping database) records what the intake, its
-cron and other programs did: a question asked in the chat, answered there,
-expired. The app's log (the review database) records the answers written
-here, with the whole ``channel_context`` before and after. The two are read
-separately, each bounded, and merged by time.
+accounted's log (``processing_history``, the bookkeeping database) records
+what the intake, its cron and other programs did, about the item (a
+question asked in the chat, answered there, expired) and about its document
+(aggregate ``Document``: ingested, classified). The app's log (the review
+database) records the answers written here, with the whole
+``channel_context`` before and after. The conversation
+(``reviewapp.items.transcript``) adds each message received or sent. Each
+source is read separately, bounded, and merged by time.
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any, Final
 
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
 from reviewapp import states
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.changes import answer_change
 from reviewapp.items.item_view import EventView
 from reviewapp.items.labels import EVENT_LABELS, channel_label
+from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
@@ -30,6 +37,13 @@ SAME_ANSWER_WINDOW: Final = dt.timedelta(seconds=5)
 
 ACCOUNTED: Final = "accounted"
 APP: Final = "app"
+CHAT: Final = "chat"
+
+MESSAGE_RECEIVED: Final = "MessageReceived"
+MESSAGE_SENT: Final = "MessageSent"
+
+# At the same moment: accounted's record first, then the message, then the app's.
+_SOURCE_ORDER: Final = {ACCOUNTED: 0, CHAT: 1, APP: 2}
 
 
 def _dict(value: object) -> dict[str, Any]:
@@ -45,7 +59,10 @@ def _question_label(question_type: str) -> str:
 
 
 def accounted_event(row: ProcessingHistory) -> EventView:
-    """One ``processing_history`` row; its actor is ``{"type": ..., "id": ..., "label"?: ...}``."""
+    """One ``processing_history`` row; its actor is ``{"type": ..., "id": ..., "label"?: ...}``.
+
+    A row about the document (aggregate ``Document``) is marked ``about_document``.
+    """
     actor = _dict(row.actor)
     payload = _dict(row.payload)
     question_type = _text(payload.get("question_type"))
@@ -63,6 +80,7 @@ def accounted_event(row: ProcessingHistory) -> EventView:
         channel_label=channel_label(channel) if channel else "",
         change=None,
         source=ACCOUNTED,
+        about_document=row.aggregate_type == "Document",
     )
 
 
@@ -86,6 +104,29 @@ def app_event(event: ClarificationEvent) -> EventView:
     )
 
 
+def chat_event(message: MessageView) -> EventView:
+    """A message of the conversation as a history entry: the customer's (masked phone) or the intake's."""
+    if message.inbound:
+        actor, actor_type = message.phone_masked or _("the customer"), "customer"
+    else:
+        actor, actor_type = "whatsapp-outbound", "system"
+    event_type = MESSAGE_RECEIVED if message.inbound else MESSAGE_SENT
+    return EventView(
+        event_type=event_type,
+        label=message.label,
+        question_type="",
+        question_label="",
+        occurred_at=message.created_at,
+        actor=actor,
+        actor_type=actor_type,
+        channel="whatsapp",
+        channel_label=channel_label("whatsapp"),
+        change=None,
+        source=CHAT,
+        detail=message.detail,
+    )
+
+
 def _same_happening(app: EventView, accounted: EventView) -> bool:
     return (
         app.event_type == accounted.event_type
@@ -94,13 +135,19 @@ def _same_happening(app: EventView, accounted: EventView) -> bool:
     )
 
 
-def merge(accounted: Iterable[EventView], app: Iterable[EventView], *, limit: int = HISTORY_LIMIT) -> list[EventView]:
-    """Both logs in one timeline, oldest first, at most the ``limit`` most recent entries.
+def merge(
+    accounted: Iterable[EventView],
+    app: Iterable[EventView],
+    *,
+    chat: Iterable[EventView] = (),
+    limit: int = HISTORY_LIMIT,
+) -> list[EventView]:
+    """Every source in one timeline, oldest first, at most the ``limit`` most recent entries.
 
     An app answer that accounted's log records too (same event type and
     question, within ``SAME_ANSWER_WINDOW``) is one entry: the app's, which
     names the person and holds the before/after. Entries at the same moment
-    keep accounted's first.
+    keep accounted's first, then the chat's, then the app's.
     """
     # Each log comes oldest first; the sorts are stable, so each keeps its own order within a moment.
     theirs = sorted(accounted, key=lambda e: e.occurred_at)
@@ -111,15 +158,22 @@ def merge(accounted: Iterable[EventView], app: Iterable[EventView], *, limit: in
             theirs.remove(twin)
             event = dataclasses.replace(event, also_in_accounted=True)
         ours.append(event)
-    timeline = sorted([*theirs, *ours], key=lambda e: (e.occurred_at, e.source != ACCOUNTED))
+    messages = sorted(chat, key=lambda e: e.occurred_at)
+    timeline = sorted([*theirs, *messages, *ours], key=lambda e: (e.occurred_at, _SOURCE_ORDER.get(e.source, 3)))
     return timeline[-limit:] if limit else []
 
 
-def item_history(item: InboxItem, *, limit: int = HISTORY_LIMIT) -> list[EventView]:
-    """The item's merged history (two queries, one per database), oldest first."""
+def item_history(
+    item: InboxItem, *, messages: Iterable[MessageView] = (), limit: int = HISTORY_LIMIT
+) -> list[EventView]:
+    """The item's merged history, oldest first: accounted's log about the item and its document,
+    the app's answer log, and ``messages`` (the conversation the reader may see, already read)."""
+    about = Q(aggregate_id=item.pk)
+    if item.document_id is not None:
+        about |= Q(aggregate_type="Document", aggregate_id=item.document_id)
     rows = list(
-        ProcessingHistory.objects.filter(company_id=item.company_id, aggregate_id=item.pk)
-        .only("event_type", "occurred_at", "seq", "actor", "payload")
+        ProcessingHistory.objects.filter(about, company_id=item.company_id)
+        .only("event_type", "occurred_at", "seq", "actor", "payload", "aggregate_type")
         .order_by("-occurred_at", "-seq")[:limit]
     )
     events = list(
@@ -128,5 +182,8 @@ def item_history(item: InboxItem, *, limit: int = HISTORY_LIMIT) -> list[EventVi
         .order_by("-occurred_at", "-id")[:limit]
     )
     return merge(
-        [accounted_event(row) for row in reversed(rows)], [app_event(event) for event in reversed(events)], limit=limit
+        [accounted_event(row) for row in reversed(rows)],
+        [app_event(event) for event in reversed(events)],
+        chat=[chat_event(message) for message in messages],
+        limit=limit,
     )

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from django.utils.translation import gettext as _
 
 import clarifications
 from reviewapp.bookkeeping.models import Undecodable
 from reviewapp.items.labels import state_label
+from reviewapp.items.links import ItemLinks
+from reviewapp.items.transcript import MessageView
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +141,13 @@ class AnswerChange:
 
 @dataclass(frozen=True, slots=True)
 class EventView:
-    """One entry of the item's history, from accounted's ``processing_history`` or the app's own log.
+    """One entry of the item's history: accounted's ``processing_history``, the app's own log or the chat.
 
-    ``source`` is ``accounted`` or ``app``; an app answer that accounted's
-    log records too is shown once, as the app's (it has the before/after),
-    with ``also_in_accounted``.
+    ``source`` is ``accounted``, ``app`` or ``chat`` (a message of the
+    conversation); an app answer that accounted's log records too is shown
+    once, as the app's (it has the before/after), with ``also_in_accounted``.
+    ``about_document``: accounted's event is about the item's document
+    (aggregate ``Document``), not the item itself.
     """
 
     event_type: str
@@ -156,17 +162,21 @@ class EventView:
     change: AnswerChange | None
     source: str
     also_in_accounted: bool = False
+    about_document: bool = False
+    detail: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "event_type": self.event_type,
             "label": self.label,
             "question_type": self.question_type or None,
+            "detail": self.detail or None,
             "occurred_at": _iso(self.occurred_at),
             "actor": self.actor or None,
             "actor_type": self.actor_type or None,
             "channel": self.channel or None,
             "source": self.source,
+            "about_document": self.about_document,
             "also_in_accounted": self.also_in_accounted,
             "change": self.change.to_json() if self.change else None,
         }
@@ -188,6 +198,40 @@ class UnreadableColumn:
 class StateBadge:
     key: str
     label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ItemIds:
+    """The ids support is asked about, each findable in the list's search by itself.
+
+    ``photo_wamid``: WhatsApp's own id of the photo message the item was made from.
+    """
+
+    item_id: str
+    document_id: str | None
+    correlation_id: str | None
+    whatsapp_message_id: str | None
+    photo_wamid: str | None
+
+    @property
+    def rows(self) -> list[tuple[str, str, str | None]]:
+        """(key, label, value) for each id, in the order the page lists them."""
+        return [
+            ("item", _("Item id"), self.item_id),
+            ("document", _("Document id"), self.document_id),
+            ("correlation", _("Correlation id"), self.correlation_id),
+            ("whatsapp-message", _("WhatsApp message id"), self.whatsapp_message_id),
+            ("photo-wamid", _("WhatsApp wamid of the photo"), self.photo_wamid),
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item": self.item_id,
+            "document": self.document_id,
+            "correlation": self.correlation_id,
+            "whatsapp_message": self.whatsapp_message_id,
+            "photo_wamid": self.photo_wamid,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +259,12 @@ class ItemView:
     human: HumanSaid | None
     events: tuple[EventView, ...]
     channel_context: Any
+    ids: ItemIds | None = None
+    # The conversation the reader may see: the whole transcript for Support
+    # and QA (``full_conversation``), the customer's replies for the others.
+    messages: tuple[MessageView, ...] = ()
+    full_conversation: bool = False
+    links: ItemLinks = field(default_factory=ItemLinks)
 
     @property
     def readable(self) -> bool:
@@ -256,6 +306,13 @@ class ItemView:
             "open_question": self.open_question.to_json() if self.open_question else None,
             "human": self.human.to_json() if self.human else None,
             "events": [event.to_json() for event in self.events],
+            "ids": self.ids.to_json() if self.ids else None,
+            "conversation": {
+                "scope": "all" if self.full_conversation else "replies",
+                "messages": [message.to_json() for message in self.messages],
+            },
+            "replaced_by": self.links.replaced_by.to_json() if self.links.replaced_by else None,
+            "replaces": [link.to_json() for link in self.links.replaces],
         }
         if include_raw_context:
             # An undecodable context cannot be shown; "unreadable" says why.

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from reviewapp.models import GoldenCase
 from reviewapp.previews.parsing import JsonDict
@@ -54,22 +59,80 @@ class CaseResult:
 class DiffLine:
     kind: str  # "file", "hunk", "add", "remove" or "same", for the page's styling
     text: str
+    # The line as escaped HTML; a removed line paired with an added one marks
+    # the words that differ with <del> (on the removed) and <ins> (on the added).
+    html: SafeString
+
+
+def _kind(line: str) -> str:
+    if line.startswith(("--- ", "+++ ")):
+        return "file"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "remove"
+    return "same"
 
 
 def classify_diff(lines: Iterable[str]) -> list[DiffLine]:
-    out: list[DiffLine] = []
-    for line in lines:
-        if line.startswith(("--- ", "+++ ")):
-            kind = "file"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "remove"
-        else:
-            kind = "same"
-        out.append(DiffLine(kind, line))
+    return [DiffLine(_kind(line), line, escape(line)) for line in lines]
+
+
+# Words (letters and digits, any script), runs of spaces, and each other character alone.
+_TOKENS = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _words(text: str) -> list[str]:
+    return _TOKENS.findall(text)
+
+
+def mark_words(before: str, after: str) -> tuple[SafeString, SafeString]:
+    """Both lines as HTML, the words only ``before`` has in <del>, those only ``after`` has in <ins>.
+
+    ``("lunch med Anna", "lunch med Bo")`` → ``("lunch med <del>Anna</del>", "lunch med <ins>Bo</ins>")``.
+    """
+    old, new = _words(before), _words(after)
+    removed: list[str] = []
+    added: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        old_text, new_text = escape("".join(old[i1:i2])), escape("".join(new[j1:j2]))
+        if tag == "equal":
+            removed.append(old_text)
+            added.append(new_text)
+            continue
+        if i2 > i1:
+            removed.append(f"<del>{old_text}</del>")
+        if j2 > j1:
+            added.append(f"<ins>{new_text}</ins>")
+    return mark_safe("".join(removed)), mark_safe("".join(added))  # noqa: S308  every piece is escaped above
+
+
+def word_diff(lines: Iterable[str]) -> list[DiffLine]:
+    """A unified diff with what changed inside each line.
+
+    Within a hunk, a run of removed lines followed by a run of added lines is
+    paired line by line, and each pair marks its differing words; lines left
+    over are wholly removed or added and carry no word marks.
+    """
+    out = classify_diff(lines)
+    index = 0
+    while index < len(out):
+        if out[index].kind != "remove":
+            index += 1
+            continue
+        start = index
+        while index < len(out) and out[index].kind == "remove":
+            index += 1
+        middle = index
+        while index < len(out) and out[index].kind == "add":
+            index += 1
+        for offset in range(min(middle - start, index - middle)):
+            old, new = out[start + offset], out[middle + offset]
+            old_html, new_html = mark_words(old.text[1:], new.text[1:])
+            out[start + offset] = DiffLine(old.kind, old.text, mark_safe("-" + old_html))  # noqa: S308
+            out[middle + offset] = DiffLine(new.kind, new.text, mark_safe("+" + new_html))  # noqa: S308
     return out
 
 
@@ -92,9 +155,15 @@ def check_all(cases: Iterable[GoldenCase]) -> list[CaseResult]:
     return [check_case(case) for case in cases]
 
 
-def save_golden_case(*, name: str, value: JsonDict, user: Any = None) -> GoldenCase:
-    """Store ``value`` with what it renders to now."""
+def save_golden_case(
+    *, name: str, value: JsonDict, user: Any = None, source_item_id: uuid.UUID | None = None
+) -> GoldenCase:
+    """Store ``value`` with what it renders to now; ``source_item_id``: the inbox item it was taken from."""
     # By id: request.user is a lazy object, which the database router cannot place.
     return GoldenCase.objects.create(
-        name=name, input=value, expected=render(value), created_by_id=getattr(user, "pk", None)
+        name=name,
+        input=value,
+        expected=render(value),
+        created_by_id=getattr(user, "pk", None),
+        source_item_id=source_item_id,
     )

@@ -58,10 +58,11 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     prev_item, next_item = inbox.neighbours(indexed, request.GET) if indexed is not None else (None, None)
     context: dict[str, Any] = {
         "item": item,
-        "view": items.describe_item(item),
+        "view": items.describe_item(item, full_conversation=_may(request, items.FULL_PERMISSION)),
         "document": item.document,
         "document_kind": items.document_kind(item.document),
         "history_limit": items.HISTORY_LIMIT,
+        "transcript_limit": items.TRANSCRIPT_LIMIT,
         "prev_item": prev_item,
         "next_item": next_item,
         # The list's filter and sort, carried on prev/next and "Back to list".
@@ -144,4 +145,10 @@ def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> JsonRespons
     item = items.page_queryset().filter(pk=item_id).first()
     if item is None:
         return JsonResponse({"error": "no such item"}, status=404)
-    return JsonResponse(items.item_json(item, include_raw_context=_may(request, roles.VIEW_RAW)))
+    return JsonResponse(
+        items.item_json(
+            item,
+            include_raw_context=_may(request, roles.VIEW_RAW),
+            full_conversation=_may(request, items.FULL_PERMISSION),
+        )
+    )

@@ -1,9 +1,13 @@
-"""The prompt preview (playground), golden cases, and ``POST /api/preview``."""
+"""The prompt preview (playground), saving a golden case from it, and ``POST /api/preview``.
+
+The golden cases list and each case's page are ``reviewapp.views.golden``.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import uuid
+from typing import Any, Final
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
@@ -14,7 +18,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 import clarifications
@@ -22,7 +26,7 @@ from clarifications.cli import dump_line
 from reviewapp import previews, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.forms.preview import GoldenCaseFilterForm, GoldenCaseNameForm, PreviewForm, PreviewSourceForm
+from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import GoldenCase
 
@@ -84,29 +88,78 @@ def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[d
     return None, "", ""
 
 
+#: The largest input kept as the last good one (the form carries it on every
+#: round trip; a larger input is rendered, just not kept while invalid).
+LAST_GOOD_MAX_BYTES: Final = 64 * 1024
+
+
+def _remembered(value: previews.JsonDict) -> str:
+    """The input line the page carries as ``last_good``, or "" when it is too large to carry."""
+    line = dump_line(value)
+    return line.decode("utf-8") if len(line) <= LAST_GOOD_MAX_BYTES else ""
+
+
+def _stale_rendering(text: str) -> previews.Rendering | None:
+    """The renderings of the last valid input the page carried, or None when there is no usable one."""
+    if not text or len(text) > LAST_GOOD_MAX_BYTES:
+        return None
+    try:
+        value = previews.parse_json(text)
+    except previews.InvalidJson:
+        return None
+    if not isinstance(value, dict) or "channel_context" not in value:
+        return None
+    return previews.render_input(value)
+
+
+def _item_of(data: Any) -> uuid.UUID | None:
+    """The inbox item the playground's input came from, carried by its forms as ``source_item``."""
+    try:
+        return uuid.UUID(data.get("source_item") or "")
+    except (ValueError, TypeError):
+        return None
+
+
 def _page(
     request: HtmxHttpRequest,
     form: PreviewForm,
     *,
     name_form: GoldenCaseNameForm | None = None,
     source: PreviewSourceForm | None = None,
+    source_item: uuid.UUID | None = None,
     loaded_from: str = "",
     load_error: str = "",
     status: int = 200,
     too_large: bool = False,
 ) -> HttpResponse:
-    rendering = previews.render_input(form.case_input()) if form.is_bound and form.is_valid() else None
+    rendering = stale_rendering = None
+    last_good = ""
+    if form.is_bound and form.is_valid():
+        value = form.case_input()
+        rendering = previews.render_input(value)
+        last_good = _remembered(value)
+    elif form.is_bound and request.method == "POST":
+        # While the JSON is invalid (half typed), the last good renderings
+        # stay, marked as not the current input, with the error beside them.
+        last_good = request.POST.get("last_good", "")
+        stale_rendering = _stale_rendering(last_good)
+        if stale_rendering is None:
+            last_good = ""
     can_save = _may(request, roles.SAVE_GOLDEN)
+    source_item = source_item or (_item_of(request.POST) if request.method == "POST" else None)
     context = {
         "form": form,
         "rendering": rendering,
+        "stale_rendering": stale_rendering,
+        "last_good": last_good,
+        "source_item": source_item,
         "examples": previews.EXAMPLES,
         "selected_example": source.cleaned_data.get("example") if source and source.is_valid() else "",
         "source": source,
         "loaded_from": loaded_from,
         "load_error": load_error,
         "can_save": can_save,
-        "name_form": name_form or (GoldenCaseNameForm() if can_save else None),
+        "name_form": name_form or (GoldenCaseNameForm(initial={"source_item": source_item}) if can_save else None),
         "too_large": too_large,
         "too_large_message": _too_large_message() if too_large else "",
     }
@@ -128,7 +181,8 @@ def preview_page(request: HtmxHttpRequest) -> HttpResponse:
     source = PreviewSourceForm(request.GET)
     data, loaded_from, load_error = _source_data(request, source) if source.is_valid() else (None, "", "")
     form = PreviewForm(data) if data else PreviewForm()
-    return _page(request, form, source=source, loaded_from=loaded_from, load_error=load_error)
+    item = source.cleaned_data.get("item") if source.is_valid() and data else None
+    return _page(request, form, source=source, source_item=item, loaded_from=loaded_from, load_error=load_error)
 
 
 @require_POST
@@ -150,14 +204,21 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
         unreadable = _unreadable_message(item)
         if unreadable:
             return _page(request, PreviewForm(), load_error=unreadable)
-        data = {**PreviewForm.data_for(previews.input_for_item(item)), "name": posted.get("name", "")}
+        data = {
+            **PreviewForm.data_for(previews.input_for_item(item)),
+            "name": posted.get("name", ""),
+            "source_item": str(item.pk),
+        }
     form = PreviewForm(data)
     name_form = GoldenCaseNameForm(data)
     if form.is_valid() and name_form.is_valid():
         try:
             with transaction.atomic():
                 case = previews.save_golden_case(
-                    name=name_form.cleaned_data["name"], value=form.case_input(), user=request.user
+                    name=name_form.cleaned_data["name"],
+                    value=form.case_input(),
+                    user=request.user,
+                    source_item_id=name_form.cleaned_data.get("source_item"),
                 )
         except IntegrityError:  # saved by someone else since the form was checked
             name_form.add_error("name", _("A golden case with this name already exists."))
@@ -174,43 +235,7 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
             if request.htmx:
                 return HttpResponseClientRedirect(target)
             return redirect(target)
-    return _page(request, form, name_form=name_form)
-
-
-@require_safe
-@permission_required(roles.PREVIEW, raise_exception=True)
-def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
-    filters = GoldenCaseFilterForm(request.GET)
-    wanted = filters.cleaned_data.get("status", "") if filters.is_valid() else ""
-    results = previews.check_all(GoldenCase.objects.all())
-    failing = sum(1 for result in results if not result.passed)
-    # Failing cases first: they are what the page is opened for.
-    shown = sorted((r for r in results if not wanted or (wanted == "pass") == r.passed), key=lambda r: r.passed)
-    context = {
-        "filters": filters,
-        "results": shown,
-        "total": len(results),
-        "failing": failing,
-        "passing": len(results) - failing,
-    }
-    return render(request, "preview/cases.html", context)
-
-
-@require_safe
-@permission_required(roles.PREVIEW, raise_exception=True)
-def golden_case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
-    case = get_object_or_404(GoldenCase.objects.select_related("created_by"), pk=case_id)
-    result = previews.check_case(case)
-    context = {
-        "case": case,
-        "result": result,
-        "diff": previews.classify_diff(result.diff()),
-        "input_json": previews.pretty(case.input),
-        "expected_json": previews.pretty(case.expected),
-        "actual_json": previews.pretty(result.actual),
-        "can_open": isinstance(case.input, dict) and "channel_context" in case.input,
-    }
-    return render(request, "preview/case_detail.html", context)
+    return _page(request, form, name_form=name_form, source_item=_item_of(data))
 
 
 @api_view(methods=["POST"], permission=roles.PREVIEW)

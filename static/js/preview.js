@@ -1,4 +1,6 @@
 // Prompt preview: htmx renders as you type (hx-trigger on the form's fields).
+// The results carry the last valid input (last_good, form="preview-form"),
+// so while the JSON is half typed the server keeps showing its renderings.
 // htmx 2 does not swap 4xx answers. The preview answers a too-large input
 // with 413 and a message meant for the results region, so that one is
 // swapped in; any other refusal (Django answers 400 itself for a body past
@@ -45,4 +47,31 @@
       showRequestError(true);
     }
   });
+
+  // The save form (its own form, so Enter in the case name saves) carries
+  // copies of the input as last rendered. A person who types and saves
+  // within the render delay would save the copies; send what is typed now.
+  var INPUT_FIELDS = ["channel_context", "document_id", "extracted_data"];
+
+  function setupSave() {
+    var saveForm = document.getElementById("golden-save-form");
+    var previewForm = document.getElementById("preview-form");
+    if (!saveForm || !previewForm) {
+      return;
+    }
+    saveForm.addEventListener("formdata", function (evt) {
+      INPUT_FIELDS.forEach(function (name) {
+        var field = previewForm.elements.namedItem(name);
+        if (field && "value" in field) {
+          evt.formData.set(name, field.value);
+        }
+      });
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setupSave);
+  } else {
+    setupSave();
+  }
 })();

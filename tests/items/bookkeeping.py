@@ -158,3 +158,100 @@ def poison_item(
         item_id = cursor.fetchone()[0]
     index.index_items([item_id])
     return item_id
+
+
+def make_phone_link(company: Company, *, masked: str = "+46 70*** **12", phone_hash: str | None = None) -> uuid.UUID:
+    """A ``whatsapp_phone_links`` row: the phone only as its hash and its masked form, as accounted stores it."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO public.whatsapp_phone_links (user_id, phone_hash, phone_masked, wa_profile_name)"
+            " VALUES (%s, %s, %s, 'Anna') RETURNING id",
+            [company.created_by, phone_hash or hashlib.sha256(masked.encode()).hexdigest(), masked],
+        )
+        return cursor.fetchone()[0]
+
+
+def make_message(
+    *,
+    item_id: uuid.UUID | None,
+    when: str | dt.datetime,
+    direction: str = "inbound",
+    message_type: str = "text",
+    body: str | None = None,
+    phone_link_id: uuid.UUID | None = None,
+    wamid: str | None = None,
+    raw_payload: Any = None,
+    media_mime: str | None = None,
+    media_filename: str | None = None,
+) -> uuid.UUID:
+    """A ``whatsapp_messages`` row as the intake writes it, with plain SQL (media_filename is not on the model)."""
+    created_at = at(when) if isinstance(when, str) else when
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO public.whatsapp_messages"
+            " (direction, wamid, sender_phone_hash, phone_link_id, message_type, body_text, media_id, media_mime,"
+            "  media_filename, raw_payload, processing_status, inbox_item_id, created_at, updated_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, 'done', %s, %s, %s) RETURNING id",
+            [
+                direction,
+                wamid,
+                "secret-phone-hash" if direction == "inbound" else None,
+                phone_link_id,
+                message_type,
+                body,
+                "media-1" if media_mime else None,
+                media_mime,
+                media_filename,
+                None if raw_payload is None else json.dumps(raw_payload),
+                item_id,
+                created_at,
+                created_at,
+            ],
+        )
+        return cursor.fetchone()[0]
+
+
+def resend_answer(
+    old: InboxItem, new: InboxItem, when: str, *, choice: str = "replaced", actor: Any = None
+) -> ClarificationEvent:
+    """The app's log of a resend question settled with a newer item, as ``reviewapp.answers`` writes it."""
+    return app_event(
+        old,
+        ClarificationEvent.ANSWERED,
+        when,
+        question_type="resend",
+        actor=actor,
+        actor_label=actor.get_username() if actor is not None else "",
+        payload={
+            "before": {"channel": "whatsapp"},
+            "after": {"channel": "whatsapp"},
+            "resend": {"choice": choice, "new_item_id": str(new.pk), "document_id": None},
+        },
+    )
+
+
+def whatsapp_item(
+    company: Company,
+    *,
+    when: str,
+    wamid: str,
+    phone_link_id: uuid.UUID | None = None,
+    caption: str | None = None,
+    file_name: str = "kvitto.jpg",
+    **fields: Any,
+) -> InboxItem:
+    """An item made from a WhatsApp photo: the inbound image message first, then the item naming it."""
+    photo = make_message(
+        item_id=None,
+        when=when,
+        message_type="image",
+        body=caption,
+        phone_link_id=phone_link_id,
+        wamid=wamid,
+        media_mime="image/jpeg",
+        media_filename=file_name,
+    )
+    item = factories.make_item(company, whatsapp_message_id=photo, **fields)
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("UPDATE public.whatsapp_messages SET inbox_item_id = %s WHERE id = %s", [item.pk, photo])
+    return item

@@ -10,11 +10,33 @@ from django.urls import reverse
 from reviewapp.bookkeeping.models import ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from tests import factories
-from tests.items.bookkeeping import accounted_event, app_event, at
+from tests.items.bookkeeping import (
+    accounted_event,
+    app_event,
+    at,
+    make_document,
+    make_message,
+    make_phone_link,
+    whatsapp_item,
+)
 from tests.items.html import page_of
 
 ASKED_AT = "2026-08-01T09:00:00Z"  # 11:00 in Stockholm (CEST)
 CRON = {"type": "cron", "id": "whatsapp-question-expiry"}
+
+
+def document_event(item, event_type: str, when: str, *, document_id=None, **extra) -> ProcessingHistory:  # type: ignore[no-untyped-def]
+    """accounted's event about the item's document (aggregate ``Document``), as its ingestion writes it."""
+    return ProcessingHistory.objects.create(
+        company_id=item.company_id,
+        correlation_id=item.correlation_id,
+        aggregate_type="Document",
+        aggregate_id=document_id or item.document_id,
+        event_type=event_type,
+        payload={"file_name": "kvitto.jpg"},
+        actor=extra.get("actor", {"type": "system", "id": "whatsapp-inbound"}),
+        occurred_at=at(when),
+    )
 
 
 def url(item) -> str:  # type: ignore[no-untyped-def]
@@ -214,3 +236,85 @@ def test_an_item_without_events_says_so(bookkeeper_client, company):
     item = factories.make_item(company)
 
     assert "Nothing is recorded about this item yet." in page_of(bookkeeper_client.get(url(item))).text("history")
+
+
+# --- Every source: the item, its document, the app's log and the conversation ---------
+
+
+def test_every_source_is_merged_in_one_timeline_each_with_its_actor(support_client, qa, company):
+    qa.first_name, qa.last_name = "Qarin", "Kvist"
+    qa.save()
+    phone = make_phone_link(company, masked="+46 70*** **34")
+    document = make_document(company)
+    item = whatsapp_item(
+        company, when="2026-08-01T08:58:00Z", wamid="wamid.PHOTO", phone_link_id=phone, document=document
+    )
+    # Written out of order, in two databases and three logs.
+    make_message(item_id=item.pk, when="2026-08-03T08:00:00Z", body="Nej", phone_link_id=phone, wamid="wamid.R")
+    app_event(item, ClarificationEvent.ANSWERED, "2026-08-04T07:00:00Z", actor=qa)
+    document_event(item, "DocumentClassified", "2026-08-01T08:59:30Z", actor={"type": "llm", "id": "classifier"})
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT, actor={"type": "system", "id": "whatsapp-outbound"})
+    make_message(
+        item_id=item.pk,
+        when="2026-08-01T09:00:01Z",
+        direction="outbound",
+        message_type="template",
+        raw_payload={"template": "representation_question"},
+    )
+    document_event(item, "DocumentIngested", "2026-08-01T08:59:00Z")
+    # The same kind of event about another document is not this item's.
+    document_event(item, "DocumentArchived", "2026-08-02T08:00:00Z", document_id=make_document(company).pk)
+
+    events = support_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    assert [
+        (e["occurred_at"], e["label"], e["detail"] or e["question_type"], e["actor"], e["source"]) for e in events
+    ] == [
+        ("2026-08-01T08:58:00Z", "Message received", "image: kvitto.jpg", "+46 70*** **34", "chat"),
+        ("2026-08-01T08:59:00Z", "DocumentIngested", None, "whatsapp-inbound", "accounted"),
+        ("2026-08-01T08:59:30Z", "DocumentClassified", None, "classifier", "accounted"),
+        ("2026-08-01T09:00:00Z", "Question asked", "representation", "whatsapp-outbound", "accounted"),
+        ("2026-08-01T09:00:01Z", "Question sent", "template representation_question", "whatsapp-outbound", "chat"),
+        ("2026-08-03T08:00:00Z", "Message received", "text", "+46 70*** **34", "chat"),
+        ("2026-08-04T07:00:00Z", "Question answered", "representation", "Qarin Kvist", "app"),
+    ]
+    assert [e["about_document"] for e in events] == [False, True, True, False, False, False, False]
+    assert [e["actor_type"] for e in events] == [
+        "customer",
+        "system",
+        "llm",
+        "system",
+        "system",
+        "customer",
+        "review_user",
+    ]
+
+
+def test_the_page_says_which_entries_are_about_the_document_and_the_chat(support_client, company):
+    phone = make_phone_link(company, masked="+46 70*** **34")
+    item = whatsapp_item(
+        company, when="2026-08-01T08:58:00Z", wamid="wamid.P2", phone_link_id=phone, document=make_document(company)
+    )
+    document_event(item, "DocumentIngested", "2026-08-01T08:59:00Z")
+
+    lines = history_lines(support_client, item)
+
+    assert lines == [
+        "2026-08-01 10:58",
+        "Message received: image: kvitto.jpg",
+        "· via WhatsApp · by +46 70*** **34 (customer) · the WhatsApp chat",
+        "2026-08-01 10:59",
+        "DocumentIngested",
+        "· about its document · by whatsapp-inbound (system) · accounted's log",
+    ]
+
+
+def test_at_the_same_moment_accounted_comes_first_then_the_chat_then_the_app(support_client, bookkeeper, company):
+    item = factories.make_item(company)
+    app_event(item, "SomethingTheAppDid", ASKED_AT, actor=bookkeeper)
+    make_message(item_id=item.pk, when=ASKED_AT, body="Hej")
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT)
+
+    events = support_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    assert [e["source"] for e in events] == ["accounted", "chat", "app"]

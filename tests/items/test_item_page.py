@@ -23,6 +23,9 @@ from tests.items.bookkeeping import (
     item_with_document,
     link_transaction,
     make_document,
+    make_message,
+    make_phone_link,
+    whatsapp_item,
 )
 from tests.items.html import page_of
 
@@ -667,10 +670,12 @@ def _queries_for(client: Any, item: InboxItem) -> int:
 @pytest.mark.parametrize("client_fixture", ["bookkeeper_client", "support_client"])
 def test_the_page_needs_the_same_few_queries_however_long_the_history(request, client_fixture, company):
     client = request.getfixturevalue(client_fixture)
-    quiet = factories.make_item(company, document=make_document(company))
-    busy = factories.make_item(company, document=make_document(company))
+    phone = make_phone_link(company)
+    quiet = whatsapp_item(company, when="2026-07-01T08:00:00Z", wamid="wamid.QUIET", document=make_document(company))
+    busy = whatsapp_item(company, when="2026-07-01T08:00:00Z", wamid="wamid.BUSY", document=make_document(company))
     actors = [factories.make_user(roles.BOOKKEEPER) for _ in range(3)]
     for n in range(30):
+        make_message(item_id=busy.pk, when=f"2026-07-{1 + n % 28:02d}T10:00:00Z", body=f"svar {n}", phone_link_id=phone)
         app_event(
             busy,
             ClarificationEvent.ANSWERED,
@@ -683,5 +688,6 @@ def test_the_page_needs_the_same_few_queries_however_long_the_history(request, c
 
     assert _queries_for(client, busy) == _queries_for(client, quiet)
     # Session, user, permissions, the live row, the read model and neighbours,
-    # both logs, and the answer panel's own look-ups.
-    assert _queries_for(client, busy) <= 16
+    # both logs, the conversation, the photo's wamid, the linked items and
+    # the answer panel's own look-ups.
+    assert _queries_for(client, busy) <= 18

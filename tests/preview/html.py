@@ -60,3 +60,68 @@ def text_of(html: str, element_id: str) -> str:
     found = texts(html, id=element_id)
     assert len(found) == 1, f"expected one element #{element_id}, found {len(found)}"
     return found[0]
+
+
+class _FormCollector(HTMLParser):
+    """What a browser submits for one form: its own fields and those naming it with ``form=``."""
+
+    def __init__(self, form_id: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.form_id = form_id
+        self.action: str | None = None
+        self.fields: list[tuple[str, str]] = []
+        self.submit_buttons: list[dict[str, str | None]] = []
+        self.order: list[str] = []  # names of the form's fields and buttons, in document order
+        self._in_form = False
+        self._textarea: tuple[str, list[str]] | None = None
+
+    def _owned(self, attrs: dict[str, str | None]) -> bool:
+        owner = attrs.get("form")
+        return owner == self.form_id if owner is not None else self._in_form
+
+    def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
+        attrs = dict(attr_list)
+        if tag == "form" and attrs.get("id") == self.form_id:
+            self._in_form = True
+            self.action = attrs.get("action")
+            return
+        if not self._owned(attrs):
+            return
+        name = attrs.get("name")
+        if tag == "input":
+            kind = (attrs.get("type") or "text").lower()
+            if kind == "submit":
+                self.submit_buttons.append(attrs)
+                self.order.append(f"submit:{name or ''}")
+            elif name:
+                self.fields.append((name, attrs.get("value") or ""))
+                self.order.append(name)
+        elif tag == "button":
+            if (attrs.get("type") or "submit").lower() == "submit":
+                self.submit_buttons.append(attrs)
+                self.order.append(f"submit:{name or ''}")
+        elif tag == "textarea" and name:
+            self._textarea = (name, [])
+            self.order.append(name)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form" and self._in_form:
+            self._in_form = False
+        if tag == "textarea" and self._textarea is not None:
+            name, parts = self._textarea
+            # A browser drops the one newline right after <textarea>.
+            self.fields.append((name, "".join(parts).removeprefix("\n")))
+            self._textarea = None
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea is not None:
+            self._textarea[1].append(data)
+
+
+def form_of(html: str, form_id: str, *, fragment: bool = False) -> _FormCollector:
+    """The fields of form ``form_id``; a ``fragment`` (an htmx answer) may hold only fields naming it."""
+    collector = _FormCollector(form_id)
+    collector.feed(html)
+    collector.close()
+    assert fragment or collector.action is not None, f"no form #{form_id}"
+    return collector

@@ -111,8 +111,8 @@ def test_saving_needs_post(qa_client):
 
 def test_the_save_form_is_on_the_preview_for_qa_only(qa_client, support_client):
     qa_page = qa_client.get(reverse("preview")).content.decode()
-    assert f'formaction="{SAVE}"' in qa_page
-    assert f'formaction="{SAVE}"' not in support_client.get(reverse("preview")).content.decode()
+    assert f'<form id="golden-save-form" method="post" action="{SAVE}"' in qa_page
+    assert SAVE not in support_client.get(reverse("preview")).content.decode()
 
 
 def test_qa_saves_an_item_from_the_item_page(qa_client, company):

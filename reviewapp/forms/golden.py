@@ -1,0 +1,56 @@
+"""Forms QA change a golden case with: accept the current output, rename, tags."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from reviewapp import previews
+from reviewapp.models import GoldenCase
+
+
+class GoldenCaseAcceptForm(forms.Form):
+    """What the person compared: the stored and the current output's ``previews.digest``."""
+
+    expected_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    actual_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
+
+
+class GoldenCaseRenameForm(forms.Form):
+    name = forms.CharField(label=_("New name"), max_length=200)
+
+    def __init__(self, *args: Any, case: GoldenCase, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.case = case
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if GoldenCase.objects.filter(name=name).exclude(pk=self.case.pk).exists():
+            raise forms.ValidationError(_("A golden case with this name already exists."), code="unique")
+        return name
+
+
+class GoldenCaseTagsForm(forms.Form):
+    tags = forms.CharField(
+        label=_("Tags"),
+        required=False,
+        max_length=(previews.MAX_TAG_LENGTH + 2) * previews.MAX_TAGS,
+        help_text=_("Separated by commas, e.g. “denial, moved context”. Empty removes every tag."),
+    )
+
+    def clean_tags(self) -> list[str]:
+        tags = previews.normalise_tags(self.cleaned_data["tags"].split(","))
+        if len(tags) > previews.MAX_TAGS:
+            raise forms.ValidationError(
+                _("At most %(count)s tags."), code="too_many", params={"count": previews.MAX_TAGS}
+            )
+        too_long = [tag for tag in tags if len(tag) > previews.MAX_TAG_LENGTH]
+        if too_long:
+            raise forms.ValidationError(
+                _("A tag has at most %(limit)s characters: “%(tag)s” is longer."),
+                code="too_long",
+                params={"limit": previews.MAX_TAG_LENGTH, "tag": too_long[0]},
+            )
+        return tags

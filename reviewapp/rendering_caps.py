@@ -1,0 +1,273 @@
+"""How much stored text one page or API answer may carry, and the cutting that keeps it there.
+
+accounted's rows are written by other programs and can hold anything jsonb
+accepts: a 26 MB string, 10 000 participants, JSON nested 5 000 deep. Shown
+in full, such a row made a 173 MB item page (issue 16). Every value a page
+or an API answer takes from a stored row goes through a cap here; what is cut
+is still one click away in full (``GET /items/<id>/raw/<column>/``, for
+those who may see the raw JSON).
+
+The bound: an item page or ``GET /api/items/<id>`` carries at most
+``PAGE_MAX_CHARS`` characters of stored text. It is a sum of the per-field
+caps below (``page_budget()`` adds them up; a test holds it under the bound).
+It counts characters as stored: HTML or JSON escaping can make one character
+up to six in the response (``&quot;``, ``\\u001b``), so the response itself
+stays under about 6 MB in the worst case and about 1 MB in practice.
+
+Pure functions and constants: no Django models, no database. The JSON
+writer is iterative (a stack, no recursion), so nesting of any depth costs
+memory in proportion to the depth, never a RecursionError, and it writes
+into a buffer that stops growing at ``max_chars``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from json.encoder import encode_basestring
+from typing import Any, Final
+
+# --- The bound and the per-field caps that add up to it (characters) ---------
+
+#: Stored text on one item page or one API answer, all fields together.
+PAGE_MAX_CHARS: Final = 1_000_000
+
+#: The raw channel_context (Support and QA): the page's <pre> and the API's text of it.
+RAW_JSON_MAX_CHARS: Final = 200_000
+#: Levels of JSON indented one per line; deeper levels are written on one
+#: line each. Indenting every level makes the output grow with the square of
+#: the depth (20 KB nested 5 000 deep printed as 48 MB).
+JSON_INDENT_DEPTH: Final = 6
+
+#: What the agent is told (the page's verbatim block, the API's "agent_view").
+AGENT_VIEW_MAX_CHARS: Final = 100_000
+#: The prompt lines (the API's "lines"; the page shows them inside the agent view).
+LINES_MAX_CHARS: Final = 100_000
+
+#: Each free-text thing the human said: purpose, event date, the two raw
+#: answers, the note, the caption (``HUMAN_FIELDS`` of them).
+HUMAN_TEXT_MAX_CHARS: Final = 10_000
+HUMAN_FIELDS: Final = 6
+
+#: Participants listed (the answer form prefills as many), and each one's name or company.
+PARTICIPANTS_MAX: Final = 100
+PERSON_TEXT_MAX_CHARS: Final = 300
+
+#: Shape problems listed, and each one's text (it may quote a stored value).
+PROBLEMS_MAX: Final = 20
+PROBLEM_MAX_CHARS: Final = 500
+
+#: Each short value of the header: supplier, company, file name, currency,
+#: receipt date, source, status, error message, a linked item's supplier…
+#: (at most ``SHORT_FIELDS`` of them on a page).
+SHORT_TEXT_MAX_CHARS: Final = 500
+SHORT_FIELDS: Final = 20
+
+#: The history (up to 200 entries): all details, actors, changed keys and
+#: agent lines before/after together, and one side of one change.
+HISTORY_MAX_CHARS: Final = 150_000
+CHANGE_LINES_MAX_CHARS: Final = 2_000
+
+#: The conversation (up to 200 messages): all bodies and file names together,
+#: and one message (WhatsApp's own limit for a text message).
+TRANSCRIPT_MAX_CHARS: Final = 150_000
+MESSAGE_MAX_CHARS: Final = 4_096
+
+#: The answer form's prefilled values (participants, purpose, text).
+ANSWER_FORM_MAX_CHARS: Final = 80_000
+
+
+def page_budget() -> int:
+    """The per-field caps added up: what one page or API answer can carry at most."""
+    return (
+        RAW_JSON_MAX_CHARS
+        + AGENT_VIEW_MAX_CHARS
+        + LINES_MAX_CHARS
+        + HUMAN_FIELDS * HUMAN_TEXT_MAX_CHARS
+        + PARTICIPANTS_MAX * 2 * PERSON_TEXT_MAX_CHARS
+        + PROBLEMS_MAX * PROBLEM_MAX_CHARS
+        + SHORT_FIELDS * SHORT_TEXT_MAX_CHARS
+        + HISTORY_MAX_CHARS
+        + TRANSCRIPT_MAX_CHARS
+        + ANSWER_FORM_MAX_CHARS
+    )
+
+
+# --- Cutting -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CappedText:
+    """The first ``max_chars`` characters of a value's text, and how long all of it is.
+
+    ``truncated`` is ``original_chars > len(text)``: the page says "showing
+    the first … of …" and links the download.
+    """
+
+    text: str
+    truncated: bool
+    original_chars: int
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def capped_text(text: str, *, max_chars: int = HUMAN_TEXT_MAX_CHARS) -> CappedText:
+    """``text`` cut to ``max_chars`` characters::
+
+    capped_text("abcdef", max_chars=4)  # CappedText("abcd", truncated=True, original_chars=6)
+    """
+    if max_chars < 0:
+        raise ValueError("max_chars must not be negative")
+    return CappedText(text[:max_chars], len(text) > max_chars, len(text))
+
+
+class TextBudget:
+    """A section's shared allowance (the history, the conversation), spent field by field.
+
+    Each ``take`` is cut to its own cap and to what is left, so a list of any
+    length never carries more than ``total`` characters::
+
+        budget = TextBudget(TRANSCRIPT_MAX_CHARS)
+        bodies = [budget.take(m.body, max_chars=MESSAGE_MAX_CHARS) for m in messages]
+    """
+
+    def __init__(self, total: int) -> None:
+        self.remaining = total
+
+    def take(self, text: str, *, max_chars: int) -> CappedText:
+        capped = capped_text(text, max_chars=max(0, min(max_chars, self.remaining)))
+        self.remaining -= len(capped.text)
+        return capped
+
+
+# Strings longer than this are escaped piece by piece, so a 26 MB string
+# never exists twice (escaped) in memory.
+_CHUNK: Final = 64 * 1024
+_END: Final = object()
+
+
+def capped_json(
+    value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: int = JSON_INDENT_DEPTH
+) -> CappedText:
+    """``value`` as JSON text, indented for ``max_depth`` levels, cut at ``max_chars``.
+
+    Containers at depth ``max_depth`` and below are written on one line, as
+    ``json.dumps`` writes them without ``indent``; above it, exactly as
+    ``json.dumps(value, indent=2, ensure_ascii=False)``. So no line is
+    indented by more than ``2 * max_depth`` spaces and the text grows with
+    the value, not with the square of its depth::
+
+        capped_json({"a": {"b": [1]}}, max_depth=1).text  # '{\\n  "a": {"b": [1]}\\n}'
+
+    Only ``max_chars`` characters are ever kept. The rest of the value is
+    still walked (without writing) to count ``original_chars``, the length
+    the whole text would have: that costs time in proportion to the value
+    (a 26 MB string is counted in 64 KB pieces), and no memory.
+
+    A value JSON cannot spell is written the way ``json.dumps`` would, or
+    close: an integer Python refuses to print (past 4 300 digits) becomes a
+    string saying how many digits it has, anything else not JSON its ``str``.
+    """
+    if max_chars < 0:
+        raise ValueError("max_chars must not be negative")
+    kept: list[str] = []
+    room = max_chars
+    total = 0
+    for piece in _pieces(value, max_depth):
+        total += len(piece)
+        if room > 0:
+            part = piece[:room]
+            kept.append(part)
+            room -= len(part)
+    return CappedText("".join(kept), total > max_chars, total)
+
+
+def _pieces(root: Any, max_depth: int) -> Iterator[str]:
+    """The JSON text of ``root`` in small pieces, without recursion.
+
+    Each open container is an entry on ``stack``: its iterator, whether it is
+    an object, its depth and whether its first member is still to come.
+    """
+    stack: list[tuple[Iterator[Any], bool, int, list[bool]]] = []
+    value, depth = root, 0
+    while True:
+        if isinstance(value, dict) and value:
+            yield "{"
+            stack.append((iter(value.items()), True, depth, [True]))
+        elif isinstance(value, list | tuple) and value:
+            yield "["
+            stack.append((iter(value), False, depth, [True]))
+        else:
+            yield from _scalar(value)
+        while stack:
+            members, is_object, level, first = stack[-1]
+            member = next(members, _END)
+            indented = level < max_depth
+            if member is _END:
+                stack.pop()
+                if indented:
+                    yield "\n" + "  " * level
+                yield "}" if is_object else "]"
+                continue
+            separator = "" if first[0] else ("," if indented else ", ")
+            first[0] = False
+            yield separator + ("\n" + "  " * (level + 1) if indented else "")
+            if is_object:
+                key, value = member
+                yield from _string(_key(key))
+                yield ": "
+            else:
+                value = member
+            depth = level + 1
+            break
+        else:
+            return
+
+
+def _key(key: object) -> str:
+    """An object key as ``json.dumps`` spells a non-string one."""
+    if isinstance(key, str):
+        return key
+    if key is None or isinstance(key, bool | int | float):
+        return "".join(_scalar(key))
+    return str(key)
+
+
+def _scalar(value: object) -> Iterator[str]:
+    if value is None:
+        yield "null"
+    elif value is True:
+        yield "true"
+    elif value is False:
+        yield "false"
+    elif isinstance(value, str):
+        yield from _string(value)
+    elif isinstance(value, int):
+        try:
+            yield int.__repr__(value)
+        except ValueError:  # past sys.get_int_max_str_digits()
+            digits = int(value.bit_length() * math.log10(2)) + 1
+            yield from _string(f"<an integer of about {digits} digits>")
+    elif isinstance(value, float):
+        if math.isnan(value):
+            yield "NaN"
+        elif math.isinf(value):
+            yield "Infinity" if value > 0 else "-Infinity"
+        else:
+            yield float.__repr__(value)
+    elif isinstance(value, dict | list | tuple):  # empty
+        yield "{}" if isinstance(value, dict) else "[]"
+    else:
+        yield from _string(str(value))
+
+
+def _string(text: str) -> Iterator[str]:
+    if len(text) <= _CHUNK:
+        yield encode_basestring(text)
+        return
+    yield '"'
+    for start in range(0, len(text), _CHUNK):
+        yield encode_basestring(text[start : start + _CHUNK])[1:-1]
+    yield '"'
