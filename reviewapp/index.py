@@ -9,7 +9,8 @@ says about it, and this module keeps it in step:
   every UPDATE) is at or after the watermark less ``OVERLAP`` (a transaction
   that started earlier can commit after a later one: its rows carry the older
   time), recomputes them and moves the watermark to the newest time seen.
-  The first poll walks the whole table in primary-key order instead.
+  The first poll, and the first after ``RULES_VERSION`` changed, walks the
+  whole table in primary-key order instead.
 - ``reconcile``: walks both tables in id order and repairs every difference:
   rows deleted in accounted, rows the polls could not see (an ``updated_at``
   older than the overlap), company renames.
@@ -51,6 +52,9 @@ BATCH: Final = 2_000
 # An arbitrary constant of ours: pg_try_advisory_lock's key for "syncing".
 LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
 INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
+# Raise when a release changes how a row is derived (states, search text,
+# summary): the next poll then re-indexes every row once, as the first did.
+RULES_VERSION: Final = 2
 
 _SELECT = """
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
@@ -288,12 +292,13 @@ def poll() -> PassReport:
         if not held:
             return PassReport(ran=False)
         state = _state()
-        if state.watermark is None:
+        if state.watermark is None or state.rules_version != RULES_VERSION:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
                 started = cursor.fetchone()[0]
             indexed = _walk_all()
-            state.watermark = started
+            state.watermark = max(started, state.watermark) if state.watermark else started
+            state.rules_version = RULES_VERSION
         else:
             indexed, newest = _changed_since(state.watermark - OVERLAP)
             if newest is not None and newest > state.watermark:

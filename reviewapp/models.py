@@ -123,6 +123,9 @@ class SyncState(models.Model):
     watermark = models.DateTimeField(null=True, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_reconcile_at = models.DateTimeField(null=True, blank=True)
+    # reviewapp.index.RULES_VERSION when the read model was last built in full:
+    # a release that changes how a row is derived re-indexes every row once.
+    rules_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         verbose_name = _("sync state")

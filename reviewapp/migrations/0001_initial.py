@@ -21,6 +21,7 @@ class Migration(migrations.Migration):
                 ('watermark', models.DateTimeField(blank=True, null=True)),
                 ('last_poll_at', models.DateTimeField(blank=True, null=True)),
                 ('last_reconcile_at', models.DateTimeField(blank=True, null=True)),
+                ('rules_version', models.PositiveIntegerField(default=0)),
             ],
             options={
                 'verbose_name': 'sync state',

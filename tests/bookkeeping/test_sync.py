@@ -188,3 +188,17 @@ def test_an_item_deleted_in_accounted_leaves_the_index_when_indexed_by_id(compan
     index.index_items([item.id])
 
     assert not IndexedItem.objects.filter(pk=item.id).exists()
+
+
+def test_a_release_that_changes_the_rules_re_indexes_every_row_once(company) -> None:  # type: ignore[no-untyped-def]
+    item = factories.make_item(company, channel_context=MOVED)
+    index.poll()
+    # Indexed by an older release, whose search text did not hold the note.
+    IndexedItem.objects.filter(pk=item.id).update(search_text="")
+    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
+
+    report = index.poll()
+
+    assert report.indexed == 1
+    assert SyncState.objects.get().rules_version == index.RULES_VERSION
+    assert IndexedItem.objects.get(pk=item.id).search_text != ""
