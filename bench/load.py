@@ -1,50 +1,73 @@
-"""Load test: gunicorn (4 workers) on PostgreSQL with 100 000 items, many concurrent users.
+"""Load test: gunicorn (gthread, gunicorn.conf.py) on the two databases, many concurrent users.
 
-    .venv/bin/python bench/load.py [--items 100000] [--users 50] [--duration 60] [--workers 4]
-        [--port 8911] [--database-url postgres://postgres@127.0.0.1:5432/bench_load] [--reuse]
+    .venv/bin/python bench/load.py [--items 100000] [--users 50] [--duration 60]
+        [--workers 4] [--threads 4] [--port 8911] [--base-url postgres://postgres@127.0.0.1:5432]
+        [--via-proxy] [--slow-clients N] [--keep] [--reuse]
 
 What it does, in order:
 
-1. (Re)creates its own database (``bench_load`` unless told otherwise; never
-   the test database), migrates it, seeds ``--items`` items with ``seed_demo``
-   and runs VACUUM ANALYZE. The database is kept afterwards; ``--reuse`` runs
-   again on it without reseeding (answered questions stay answered, so a
-   rerun has fewer left to answer). Drop it with ``dropdb bench_load``.
-2. Creates the load users (bookkeepers and QA), a session and an API token for
-   each, and runs ``collectstatic``.
-3. Starts ``gunicorn reviewapp.wsgi -c gunicorn.conf.py`` with ``--workers``
-   workers on 127.0.0.1 (production settings: DEBUG off, hashed static files).
-4. Runs ``--users`` concurrent virtual users for ``--duration`` seconds. Each
-   loops over: the list (filters, pages, search), an item page, a preview
-   post (``/api/preview``, QA users) and an answer post
-   (``/api/items/<id>/answer``, bookkeepers) to a question moved to the app.
-   One answer target in ten is handed to two users at the same moment, so the
-   "exactly one answer wins" path runs under load too (the loser gets 409).
-5. Stops gunicorn and checks the database: every 200 answer left exactly one
-   ``ChannelQuestionAnswered`` event and its own text in ``channel_context``,
-   no question was accepted twice, and every 409 lost to a recorded answer.
+1. (Re)creates two databases of its own (``bench_load_review`` and
+   ``bench_load_bookkeeping``; never the test or server databases), migrates
+   the review database, builds the bookkeeping replica from the contract,
+   fills it with ``seed_demo --items N --no-users`` (COPY, as accounted's
+   intake writes the rows), brings the list's read model up to date
+   (``index.poll()``) and runs VACUUM ANALYZE on both.
+2. Creates the load users (4 in 5 bookkeepers, assigned every company; 1 in 5
+   QA), a session and an API token for each, and runs ``collectstatic``.
+3. Starts ``gunicorn reviewapp.wsgi -c gunicorn.conf.py`` (gthread) with
+   ``--workers`` processes of ``--threads`` threads on 127.0.0.1, production
+   settings (DEBUG off, hashed static files).
+   With ``--via-proxy``, also nginx with docs/deploy/nginx.conf, only its
+   host-specific values replaced as tests/production/test_proxy.py does
+   (ports, a throwaway self-signed certificate, log/pid/temp paths, user),
+   and the app behind it as in production (SECURE_PROXY_SSL_HEADER,
+   LOGIN_THROTTLE_IP_HEADER); the load then goes through nginx over HTTPS.
+4. Runs ``--users`` concurrent virtual users for ``--duration`` seconds, each
+   on its own kept-alive connection (as a browser). Each loops over: the list
+   (filters, pages, search), an item page, a preview post (``/api/preview``,
+   QA users) and an answer post (``/api/items/<id>/answer``, bookkeepers, the
+   API's JSON body) to a question moved to the app. One answer target in ten
+   is handed to two users, so the "exactly one answer wins" path runs under
+   load too (the loser gets 409).
+   ``--slow-clients N`` (needs ``--via-proxy``; at most 100) keeps N
+   slow-header connections open against nginx for the whole run, on
+   loopback: each sends half a request, then one header byte a second, and
+   reconnects when nginx drops it (``client_header_timeout``); they stop
+   with the load.
+5. Stops nginx and gunicorn and checks the databases: every 200 answer left
+   exactly one ``ClarificationEvent`` (the app's log) and exactly one
+   ``ChannelQuestionAnswered`` row in accounted's ``processing_history``, and
+   its own text in ``channel_context``; no question was accepted twice; every
+   409 lost to a recorded answer; and as many of each log row were written as
+   answers were accepted (none lost, none doubled).
 
-The client is a small asyncio HTTP/1.1 client from the standard library
-(gunicorn's sync workers close each connection, so each request is one
-connection). Latencies are measured in the client, so they include queueing
-for a free worker. The client runs on the same machine as gunicorn and
-PostgreSQL and takes CPU from them.
+The client is a small asyncio HTTP/1.1 client from the standard library.
+Latencies are measured in the client, so they include queueing for a free
+thread. The client runs on the same machine as gunicorn, nginx and PostgreSQL
+and takes CPU from them.
 
 It prints requests per second, p50/p95/p99 latency per kind of request and
 overall, the error count (anything but the expected status: 200 for reads and
-previews, 200 or 409 for answers), and the verification. Exit status 1 when
-there was any error or the verification failed.
+previews, 200 or 409 for answers; a timeout or a dropped connection), the
+slow clients' fate and the verification; raw figures go to bench/results/.
+Exit status 1 when there was any error or the verification failed. Both
+databases are dropped at the end unless ``--keep`` (``--reuse`` runs again on
+kept ones: answered questions stay answered, so fewer are left to answer).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
 import secrets
+import shutil
 import signal
+import socket
+import ssl
 import statistics
 import subprocess
 import sys
@@ -59,14 +82,23 @@ from typing import Any
 import benchdb
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/bench_load"
-HOST = "127.0.0.1"
+RESULTS = ROOT / "bench" / "results"
+DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
+REVIEW_DB = "bench_load_review"
+BOOKKEEPING_DB_NAME = "bench_load_bookkeeping"
+HOST = "127.0.0.1"  # everything, the slow clients too, stays on loopback
+SITE = "review.example.com"  # the name in docs/deploy/nginx.conf
+NGINX_CONF = ROOT / "docs" / "deploy" / "nginx.conf"
 GOLDEN = ROOT.parent / "shared" / "golden" / "clarifications.jsonl"
 MARKER = "load-test"
+MAX_SLOW_CLIENTS = 100
+REQUEST_TIMEOUT = 60.0
+START_TIMEOUT = 60.0
 
 LIST_PATHS = [
     "/",
     "/?state=needs_answer",
+    "/?state=needs_answer&sort=queue",
     "/?state=needs_answer&sort=question_age",
     "/?state=waiting_in_chat",
     "/?state=denied",
@@ -78,17 +110,25 @@ LIST_PATHS = [
 # --- Set-up -------------------------------------------------------------------
 
 
-def _server_env(url: str, secret: str, media_root: str) -> dict[str, str]:
-    env = dict(os.environ)
+def _server_env(review_url: str, bookkeeping_url: str, media_root: str, *, via_proxy: bool) -> dict[str, str]:
+    # Nothing inherited that would change the server: its databases, gunicorn's and the HTTPS settings.
+    unset = {"DATABASE_URL", "BOOKKEEPING_DATABASE_URL", "EMBEDDED_POSTGRES", "WEB_CONCURRENCY", "DOCUMENTS_ROOT"}
+    env = {k: v for k, v in os.environ.items() if k not in unset and not k.startswith(("GUNICORN_", "SECURE_"))}
     env.update(
-        DATABASE_URL=url,
-        SECRET_KEY=secret,
+        DATABASE_URL=review_url,
+        BOOKKEEPING_DATABASE_URL=bookkeeping_url,
+        SECRET_KEY=secrets.token_urlsafe(50),
         DEBUG="0",
-        SECURE_SSL_REDIRECT="0",
-        ALLOWED_HOSTS=HOST,
+        ALLOWED_HOSTS=f"{SITE},{HOST}",
         MEDIA_ROOT=media_root,
         DJANGO_SETTINGS_MODULE="reviewapp.settings",
+        LOG_LEVEL="WARNING",
     )
+    if via_proxy:
+        # As in production behind docs/deploy/nginx.conf (README, "Production").
+        env.update(SECURE_SSL_REDIRECT="1", SECURE_PROXY_SSL_HEADER="1", LOGIN_THROTTLE_IP_HEADER="HTTP_X_REAL_IP")
+    else:
+        env.update(SECURE_SSL_REDIRECT="0")
     return env
 
 
@@ -100,22 +140,47 @@ def _setup_django(env: dict[str, str]) -> None:
     django.setup()
 
 
-def _seed(items: int, reuse: bool) -> None:
-    from django.core.management import call_command
-    from django.db import connection
+def _execute(alias: str, sql: str) -> Any:
+    from django.db import connections
 
-    from reviewapp.models import InboxItem
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql)
+        return cursor.fetchall() if cursor.description else None
+
+
+def _check_connections(workers: int, threads: int) -> None:
+    """Refuse a run whose server would need more database connections than are free."""
+    needed = workers * threads * 2  # each thread holds one to each database
+    limit = int(_execute("default", "SHOW max_connections")[0][0])
+    used = int(_execute("default", "SELECT count(*) FROM pg_stat_activity")[0][0])
+    if used + needed + 5 > limit:
+        raise SystemExit(
+            f"{workers} workers x {threads} threads need {needed} database connections; "
+            f"PostgreSQL allows {limit} and {used} are in use. Use fewer workers or threads."
+        )
+
+
+def _seed(items: int) -> None:
+    from django.core.management import call_command
+    from django.db import connections
+
+    from reviewapp import index
+    from reviewapp.bookkeeping import replica
+    from reviewapp.bookkeeping.models import InboxItem
 
     call_command("migrate", verbosity=0)
+    if not replica.has_inbox_table(connections["bookkeeping"]):
+        replica.create()
     have = InboxItem.objects.count()
-    if reuse and have >= items:
-        print(f"reusing {have:,} items")
-        return
     started = time.monotonic()
-    call_command("seed_demo", items=items - have, seed=items, no_users=True, verbosity=1)
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE")
-    print(f"seeded to {items:,} items in {time.monotonic() - started:.0f} s", flush=True)
+    if have < items:
+        call_command("seed_demo", items=items - have, seed=items, no_users=True, verbosity=1)
+    else:
+        print(f"reusing {have:,} items", flush=True)
+    index.poll()
+    _execute("bookkeeping", "VACUUM ANALYZE")
+    _execute("default", "VACUUM ANALYZE")
+    print(f"{items:,} items ready in {time.monotonic() - started:.0f} s", flush=True)
 
 
 @dataclass
@@ -127,7 +192,7 @@ class Identity:
 
 
 def _identities(users: int) -> list[Identity]:
-    """Load users: 4 in 5 bookkeepers (browse, answer), 1 in 5 QA (browse, preview)."""
+    """Load users: 4 in 5 bookkeepers (browse, answer) with every company assigned, 1 in 5 QA (browse, preview)."""
     from django.conf import settings
     from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
     from django.contrib.auth.models import Group, User
@@ -135,7 +200,10 @@ def _identities(users: int) -> list[Identity]:
 
     from reviewapp import roles
     from reviewapp.api_auth import create_token
+    from reviewapp.bookkeeping.models import Company
+    from reviewapp.models import CompanyAssignment
 
+    companies = list(Company.objects.values_list("id", flat=True))
     made = []
     for n in range(users):
         role = roles.QA if n % 5 == 4 else roles.BOOKKEEPER
@@ -143,6 +211,10 @@ def _identities(users: int) -> list[Identity]:
         user.set_unusable_password()
         user.save()
         user.groups.set([Group.objects.get(name=role)])
+        if role == roles.BOOKKEEPER:
+            CompanyAssignment.objects.bulk_create(
+                [CompanyAssignment(user=user, company_id=company) for company in companies], ignore_conflicts=True
+            )
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
         session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
@@ -154,14 +226,12 @@ def _identities(users: int) -> list[Identity]:
 
 
 def _answer_targets() -> list[tuple[str, str]]:
-    """(item id, question type) of every question moved to the app, in random order."""
-    from reviewapp import inbox
-    from reviewapp.models import InboxItem
+    """(item id, question type) of every question waiting in the app, in random order."""
+    from reviewapp.models import IndexedItem
 
-    inbox.refresh_stale_states()
     rows = [
-        (str(pk), qtype)
-        for pk, qtype in InboxItem.objects.filter(state_needs_answer=True, open_question_type__isnull=False)
+        (str(pk), str(qtype))
+        for pk, qtype in IndexedItem.objects.filter(state_needs_answer=True, open_question_type__isnull=False)
         .values_list("pk", "open_question_type")
         .iterator()
     ]
@@ -170,9 +240,9 @@ def _answer_targets() -> list[tuple[str, str]]:
 
 
 def _item_ids(n: int) -> list[str]:
-    from reviewapp.models import InboxItem
+    from reviewapp.models import IndexedItem
 
-    return [str(pk) for pk in InboxItem.objects.order_by("?").values_list("pk", flat=True)[:n]]
+    return [str(pk) for pk in IndexedItem.objects.order_by("?").values_list("pk", flat=True)[:n]]
 
 
 def _preview_inputs() -> list[bytes]:
@@ -186,63 +256,267 @@ def _preview_inputs() -> list[bytes]:
     return inputs or [b'{"channel_context": {"channel": "whatsapp", "user_note": "taxi till kund"}}']
 
 
-# --- The server ---------------------------------------------------------------
+@dataclass(frozen=True)
+class LogMarks:
+    """Where both answer logs end before the run: rows past these were written by it."""
+
+    clarification_event_id: int
+    history_seq: int
 
 
-def _start_gunicorn(env: dict[str, str], port: int, workers: int) -> subprocess.Popen[bytes]:
-    server_env = {**env, "GUNICORN_BIND": f"{HOST}:{port}", "WEB_CONCURRENCY": str(workers)}
-    log = open(ROOT / "bench" / "results" / "gunicorn-load.log", "wb")  # noqa: SIM115 - lives as long as the server
-    process = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "gunicorn"), "reviewapp.wsgi", "-c", "gunicorn.conf.py"],
-        cwd=ROOT,
-        env=server_env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
+def _log_marks() -> LogMarks:
+    from django.db.models import Max
+
+    from reviewapp.bookkeeping.models import ProcessingHistory
+    from reviewapp.models import ClarificationEvent
+
+    return LogMarks(
+        ClarificationEvent.objects.aggregate(m=Max("id"))["m"] or 0,
+        ProcessingHistory.objects.aggregate(m=Max("seq"))["m"] or 0,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            status, _ = asyncio.run(_request(port, "GET", "/accounts/login/", {}))
-            if status == 200:
-                return process
-        except OSError:
-            pass
-        if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {process.returncode}; see bench/results/gunicorn-load.log")
-        time.sleep(0.5)
-    _stop(process)
-    raise SystemExit("gunicorn did not answer within 60 s")
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
+# --- The servers --------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    """Stop a server started in its own process group, and everything it started."""
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        process.wait()
+
+
+def _wait_until(check: Any, what: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{what} exited with {process.returncode}; see {log}")
+        with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+            if check():
+                return
+        time.sleep(0.3)
+    raise SystemExit(f"{what} did not answer within {START_TIMEOUT:.0f} s; see {log}")
+
+
+def _start_gunicorn(env: dict[str, str], port: int, workers: int, threads: int) -> subprocess.Popen[bytes]:
+    server_env = {**env, "GUNICORN_BIND": f"{HOST}:{port}", "WEB_CONCURRENCY": str(workers)}
+    server_env["GUNICORN_THREADS"] = str(threads)
+    log_path = RESULTS / "gunicorn-load.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "reviewapp.wsgi", "-c", "gunicorn.conf.py"],
+            cwd=ROOT,
+            env=server_env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    direct = Target(port, None)
+    try:
+        _wait_until(lambda: asyncio.run(direct.fetch("/healthz"))[0] == 200, "gunicorn", process, log_path)
+    except BaseException:
+        _stop(process)
+        raise
+    return process
+
+
+def _nginx_binary() -> str:
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/usr/local/sbin")
+    if not found:
+        raise SystemExit("--via-proxy needs nginx (Debian: apt-get install nginx)")
+    return found
+
+
+def _replace(text: str, old: str, new: str) -> str:
+    # The documented file must still hold what is replaced, once: else this would run another configuration.
+    if text.count(old) != 1:
+        raise SystemExit(f"docs/deploy/nginx.conf no longer has exactly one {old!r}; update bench/load.py")
+    return text.replace(old, new)
+
+
+def _nginx_conf(prefix: Path, app_port: int, http_port: int, https_port: int, cert: Path, key: Path) -> Path:
+    """docs/deploy/nginx.conf with only its host-specific values replaced (as tests/production/test_proxy.py)."""
+    text = NGINX_CONF.read_text(encoding="utf-8")
+    text = _replace(text, "user www-data;", "user root;" if os.geteuid() == 0 else "")
+    text = _replace(text, "pid /run/nginx.pid;", f"pid {prefix}/nginx.pid;")
+    text = _replace(text, "/var/log/nginx/error.log", f"{prefix}/logs/error.log")
+    text = _replace(text, "/var/log/nginx/access.log", f"{prefix}/logs/access.log")
+    temp_paths = "".join(
+        f"    {kind}_temp_path {prefix}/{kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    text = _replace(text, "http {\n", "http {\n" + temp_paths)
+    text = _replace(text, "server 127.0.0.1:8000;", f"server {HOST}:{app_port};")
+    text = _replace(text, "listen 80;", f"listen {HOST}:{http_port};")
+    text = _replace(text, "listen 443 ssl;", f"listen {HOST}:{https_port} ssl;")
+    text = _replace(text, "/etc/ssl/review/fullchain.pem", str(cert))
+    text = _replace(text, "/etc/ssl/review/privkey.pem", str(key))
+    conf = prefix / "nginx.conf"
+    conf.write_text(text, encoding="utf-8")
+    return conf
+
+
+def _start_nginx(workdir: Path, app_port: int) -> tuple[subprocess.Popen[bytes], int]:
+    """nginx in front of gunicorn under ``workdir``; the process and its HTTPS port."""
+    nginx = _nginx_binary()
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise SystemExit("--via-proxy needs openssl for the proxy's throwaway certificate")
+    prefix = workdir / "nginx"
+    (prefix / "logs").mkdir(parents=True)
+    cert, key = workdir / "cert.pem", workdir / "key.pem"
+    request = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN={SITE}"]
+    subprocess.run(
+        [openssl, *request, "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    http_port, https_port = _free_port(), _free_port()
+    conf = _nginx_conf(prefix, app_port, http_port, https_port, cert, key)
+    base = [nginx, "-p", f"{prefix}/", "-c", str(conf), "-e", f"{prefix}/logs/error.log"]
+    checked = subprocess.run([*base, "-t"], capture_output=True, text=True, check=False)
+    if checked.returncode != 0:
+        raise SystemExit(f"nginx -t refuses docs/deploy/nginx.conf:\n{checked.stderr}")
+    process = subprocess.Popen(
+        [*base, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    proxy = Target(https_port, _client_tls())
+    try:
+        _wait_until(
+            lambda: asyncio.run(proxy.fetch("/healthz"))[0] == 200, "nginx", process, prefix / "logs" / "error.log"
+        )
+    except BaseException:
+        _stop(process)
+        raise
+    return process, https_port
 
 
 # --- The client ---------------------------------------------------------------
 
 
-async def _request(port: int, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
-    reader, writer = await asyncio.open_connection(HOST, port)
-    try:
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {HOST}:{port}", "Connection: close"]
+def _client_tls() -> ssl.SSLContext:
+    tls = ssl.create_default_context()
+    tls.check_hostname = False  # the proxy's throwaway self-signed certificate
+    tls.verify_mode = ssl.CERT_NONE
+    return tls
+
+
+class _Closed(Exception):
+    """The server had closed the kept-alive connection before it read anything of this request."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the load goes: gunicorn directly (plain HTTP) or nginx (HTTPS)."""
+
+    port: int
+    tls: ssl.SSLContext | None
+
+    async def open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if self.tls is None:
+            return await asyncio.open_connection(HOST, self.port)
+        return await asyncio.open_connection(HOST, self.port, ssl=self.tls, server_hostname=SITE)
+
+    async def fetch(self, path: str) -> tuple[int, bytes]:
+        connection = Connection(self)
+        try:
+            status, payload = await asyncio.wait_for(connection.request("GET", path, {}), 5)
+        finally:
+            connection.close()
+        return status, payload
+
+
+class Connection:
+    """One kept-alive HTTP/1.1 connection (as a browser keeps one), reopened when the server closes it."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+        reused = self.writer is not None and self.reader is not None and not self.reader.at_eof()
+        if not reused:
+            self.close()
+            self.reader, self.writer = await self.target.open()
+        try:
+            return await self._exchange(method, path, headers, body)
+        except _Closed:
+            self.close()
+            if not reused:
+                raise ConnectionResetError("the server closed a new connection without answering") from None
+        # The server closed the idle connection as this request went out, before
+        # reading any of it (keep-alive timeout, a worker restarting): once more on a new one.
+        self.reader, self.writer = await self.target.open()
+        try:
+            return await self._exchange(method, path, headers, body)
+        except _Closed:
+            self.close()
+            raise ConnectionResetError("the server closed the connection without answering") from None
+
+    async def _exchange(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+        assert self.reader is not None
+        assert self.writer is not None
+        reader, writer = self.reader, self.writer
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {SITE}"]
         lines += [f"{k}: {v}" for k, v in headers.items()]
         if body or method == "POST":
             lines.append(f"Content-Length: {len(body)}")
-        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
-        await writer.drain()
-        raw = await reader.read()
-    finally:
-        writer.close()
-    head, _, payload = raw.partition(b"\r\n\r\n")
-    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
-    return status, payload
+        try:
+            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode() + body)
+            await writer.drain()
+            head = await reader.readuntil(b"\r\n\r\n")
+        except asyncio.IncompleteReadError as exc:
+            if not exc.partial:
+                raise _Closed from None
+            raise
+        except (ConnectionResetError, BrokenPipeError):
+            raise _Closed from None
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split(" ", 2)[1])
+        response_headers = {}
+        for line in header_lines:
+            name, _, value = line.partition(":")
+            if name:
+                response_headers[name.strip().lower()] = value.strip()
+        if response_headers.get("transfer-encoding", "").lower() == "chunked":
+            parts = []
+            while True:
+                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size == 0:
+                    while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers
+                        pass
+                    break
+                parts.append(await reader.readexactly(size))
+                await reader.readexactly(2)
+            payload = b"".join(parts)
+        elif "content-length" in response_headers:
+            payload = await reader.readexactly(int(response_headers["content-length"]))
+        elif status in (204, 304) or status < 200:
+            payload = b""
+        else:
+            payload = await reader.read()
+            self.close()
+        if response_headers.get("connection", "").lower() == "close":
+            self.close()
+        return status, payload
 
 
 @dataclass
@@ -250,78 +524,141 @@ class Stats:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     statuses: dict[str, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
     errors: list[str] = field(default_factory=list)
-    # item id -> [(status, marker)] for every answer post
-    answers: dict[str, list[tuple[int, str]]] = field(default_factory=lambda: defaultdict(list))
+    # item id -> [(status, marker, reason of a 409)] for every answer post
+    answers: dict[str, list[tuple[int, str, str]]] = field(default_factory=lambda: defaultdict(list))
     question_types: dict[str, str] = field(default_factory=dict)
+    # The slow clients: connections opened, how long nginx let each live, failures to connect.
+    slow_opened: int = 0
+    slow_lifetimes: list[float] = field(default_factory=list)
+    slow_connect_failures: int = 0
 
 
 def _answer_body(qtype: str, marker: str) -> bytes:
+    """The answer API's body for the question (reviewapp/answers/from_json.py)."""
+    body: dict[str, Any]
     if qtype == "representation":
-        body: dict[str, Any] = {
+        body = {
             "question": "representation",
-            "participants": [{"name": "Lasse Last", "company": "Belastning AB"}],
+            "participants": [{"name": "Lasse Last", "company": "Belastning AB"}, {"name": "Ada Andersson"}],
             "purpose": f"Kundmöte {marker}",
+            "raw_answer": f"Lasse Last från Belastning AB och Ada. Kundmöte {marker}",
         }
     elif qtype == "context":
-        body = {"question": "context", "text": f"Kontorsmaterial {marker}"}
+        body = {"question": "context", "text": f"Kontorsmaterial {marker}", "raw_answer": f"kontorsgrejer {marker}"}
     else:
         body = {"question": "resend", "readable": True}
     return json.dumps(body).encode()
 
 
+def _reason(payload: bytes) -> str:
+    try:
+        return str(json.loads(payload).get("reason", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
 class Load:
-    def __init__(self, port: int, identities: list[Identity], targets: list[tuple[str, str]], item_ids: list[str]):
-        self.port = port
+    def __init__(
+        self, target: Target, identities: list[Identity], targets: list[tuple[str, str]], item_ids: list[str]
+    ) -> None:
+        self.target = target
         self.identities = identities
         self.item_ids = item_ids
         self.previews = _preview_inputs()
         self.stats = Stats()
-        # Every tenth target twice in a row: two users take it at the same moment.
+        # Every tenth target twice in a row: two users take it at (nearly) the same moment.
         self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        for n, target in enumerate(targets):
-            self.queue.put_nowait(target)
+        for n, answer_target in enumerate(targets):
+            self.queue.put_nowait(answer_target)
             if n % 10 == 0:
-                self.queue.put_nowait(target)
+                self.queue.put_nowait(answer_target)
 
-    async def _timed(self, kind: str, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> int:
+    async def _timed(
+        self, connection: Connection, kind: str, method: str, path: str, headers: dict[str, str], body: bytes = b""
+    ) -> tuple[int, bytes]:
         started = time.perf_counter()
         try:
-            status, payload = await asyncio.wait_for(_request(self.port, method, path, headers, body), 60)
-        except (TimeoutError, OSError) as exc:
-            self.stats.errors.append(f"{kind} {path}: {type(exc).__name__} {exc}")
-            return 0
+            status, payload = await asyncio.wait_for(connection.request(method, path, headers, body), REQUEST_TIMEOUT)
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, IndexError) as exc:
+            connection.close()
+            self.stats.errors.append(f"{kind} {method} {path}: {type(exc).__name__} {exc}")
+            return 0, b""
         self.stats.latencies[kind].append((time.perf_counter() - started) * 1000)
         self.stats.statuses[kind][status] += 1
         expected = {200, 409} if kind == "answer" else {200}
         if status not in expected:
             self.stats.errors.append(f"{kind} {method} {path}: {status} {payload[:200]!r}")
-        return status
+        return status, payload
 
     async def user(self, who: Identity, deadline: float, rng: random.Random) -> None:
+        from reviewapp import roles
+
+        connection = Connection(self.target)
         page_headers = {"Cookie": who.cookie, "Accept-Language": "sv"}
         api_headers = {"Authorization": f"Bearer {who.token}", "Content-Type": "application/json"}
-        while time.monotonic() < deadline:
-            path = rng.choice(LIST_PATHS).format(page=rng.randint(1, 200))
-            await self._timed("list", "GET", path, page_headers)
-            await self._timed("item", "GET", f"/items/{rng.choice(self.item_ids)}/", page_headers)
-            if who.role == "QA":
-                await self._timed("preview", "POST", "/api/preview", api_headers, rng.choice(self.previews))
-                continue
-            if rng.random() < 0.5 or self.queue.empty():
-                continue
-            item_id, qtype = self.queue.get_nowait()
-            marker = f"{MARKER} {uuid.uuid4().hex[:12]}"
-            status = await self._timed(
-                "answer", "POST", f"/api/items/{item_id}/answer", api_headers, _answer_body(qtype, marker)
-            )
-            self.stats.answers[item_id].append((status, marker))
-            self.stats.question_types[item_id] = qtype
+        try:
+            while time.monotonic() < deadline:
+                path = rng.choice(LIST_PATHS).format(page=rng.randint(1, 200))
+                await self._timed(connection, "list", "GET", path, page_headers)
+                item_path = f"/items/{rng.choice(self.item_ids)}/"
+                await self._timed(connection, "item", "GET", item_path, page_headers)
+                if who.role == roles.QA:
+                    preview = rng.choice(self.previews)
+                    await self._timed(connection, "preview", "POST", "/api/preview", api_headers, preview)
+                    continue
+                if rng.random() < 0.5 or self.queue.empty():
+                    continue
+                item_id, qtype = self.queue.get_nowait()
+                marker = f"{MARKER} {uuid.uuid4().hex[:12]}"
+                status, payload = await self._timed(
+                    connection,
+                    "answer",
+                    "POST",
+                    f"/api/items/{item_id}/answer",
+                    api_headers,
+                    _answer_body(qtype, marker),
+                )
+                self.stats.answers[item_id].append((status, marker, _reason(payload) if status == 409 else ""))
+                self.stats.question_types[item_id] = qtype
+        finally:
+            connection.close()
 
-    async def run(self, users: int, duration: float) -> float:
+    async def slow_client(self, deadline: float) -> None:
+        """Half a request, then a header byte a second, never finished; a new one when nginx drops it."""
+        while time.monotonic() < deadline:
+            try:
+                reader, writer = await asyncio.wait_for(self.target.open(), 10)
+            except (TimeoutError, OSError):
+                self.stats.slow_connect_failures += 1
+                await asyncio.sleep(1)
+                continue
+            self.stats.slow_opened += 1
+            opened = time.monotonic()
+            try:
+                writer.write(f"GET /api/items HTTP/1.1\r\nHost: {SITE}\r\nX-Slow: ".encode())
+                await writer.drain()
+                while time.monotonic() < deadline:
+                    try:
+                        data = await asyncio.wait_for(reader.read(1024), 1.0)
+                    except TimeoutError:
+                        writer.write(b"a")
+                        await writer.drain()
+                        continue
+                    # The end of the connection, or an error page before it: nginx dropped it.
+                    self.stats.slow_lifetimes.append(time.monotonic() - opened)
+                    del data
+                    break
+            except OSError:
+                self.stats.slow_lifetimes.append(time.monotonic() - opened)
+            finally:
+                writer.close()
+
+    async def run(self, users: int, duration: float, slow_clients: int) -> float:
         deadline = time.monotonic() + duration
         started = time.monotonic()
         await asyncio.gather(
-            *(self.user(self.identities[n % len(self.identities)], deadline, random.Random(n)) for n in range(users))
+            *(self.user(self.identities[n % len(self.identities)], deadline, random.Random(n)) for n in range(users)),
+            *(self.slow_client(deadline) for _ in range(slow_clients)),
         )
         return time.monotonic() - started
 
@@ -329,42 +666,56 @@ class Load:
 # --- Checks and report --------------------------------------------------------
 
 
-def _verify(stats: Stats, started_at: Any) -> list[str]:
-    """Every accepted answer is stored exactly once with its own text; none was lost."""
+def _verify(stats: Stats, marks: LogMarks) -> list[str]:
+    """Every accepted answer is stored once, with its own text, in both logs; none was lost or doubled."""
     from django.db.models import Count
 
     from reviewapp import states
-    from reviewapp.models import ClarificationEvent, InboxItem
+    from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+    from reviewapp.models import ClarificationEvent
 
+    answered = ClarificationEvent.ANSWERED
+    app_log = ClarificationEvent.objects.filter(id__gt=marks.clarification_event_id, event_type=answered)
+    history = ProcessingHistory.objects.filter(seq__gt=marks.history_seq, event_type=answered)
+    events = {
+        str(item): n for item, n in app_log.values_list("item_id").annotate(n=Count("id")).values_list("item_id", "n")
+    }
+    per_item = history.values_list("aggregate_id").annotate(n=Count("event_id"))
+    entries = {str(item): n for item, n in per_item.values_list("aggregate_id", "n")}
     problems = []
     posted = list(stats.answers)
-    events = dict(
-        ClarificationEvent.objects.filter(
-            item_id__in=posted, event_type=ClarificationEvent.ANSWERED, occurred_at__gte=started_at
-        )
-        .values_list("item_id")
-        .annotate(n=Count("id"))
-        .values_list("item_id", "n")
-    )
-    events = {str(k): v for k, v in events.items()}
     rows = {str(i.pk): i for i in InboxItem.objects.filter(pk__in=posted)}
+    accepted = 0
     for item_id, outcomes in stats.answers.items():
-        won = [marker for status, marker in outcomes if status == 200]
-        lost = [marker for status, marker in outcomes if status == 409]
+        won = [marker for status, marker, _ in outcomes if status == 200]
+        lost_to_an_answer = [marker for status, marker, reason in outcomes if status == 409 and reason == "not_open"]
+        accepted += len(won)
+        logged = (events.get(item_id, 0), entries.get(item_id, 0))
         if len(won) > 1:
             problems.append(f"{item_id}: {len(won)} answers accepted for one question")
         if won:
-            if events.get(item_id, 0) != 1:
-                problems.append(f"{item_id}: accepted, but {events.get(item_id, 0)} answer events")
+            if logged != (1, 1):
+                problems.append(f"{item_id}: accepted, but {logged[0]} ClarificationEvent, {logged[1]} history rows")
             item = rows[item_id]
             context = json.dumps(item.channel_context, ensure_ascii=False)
             # A resend answer carries no text; the others must hold the winner's own words.
             if stats.question_types[item_id] != "resend" and won[0] not in context:
                 problems.append(f"{item_id}: the accepted answer's text is not in channel_context")
-            if states.NEEDS_ANSWER in states.compute(item.channel_context, item.extracted_data).states:
-                problems.append(f"{item_id}: accepted, but the question is still open in the app")
-        elif lost and events.get(item_id, 0) != 1:
-            problems.append(f"{item_id}: refused with 409, but {events.get(item_id, 0)} answer events")
+            computed = states.compute(item.channel_context, item.extracted_data, booked=item.is_booked)
+            if states.NEEDS_ANSWER in computed.states:
+                problems.append(f"{item_id}: accepted, but the question still waits in the app")
+        elif lost_to_an_answer and logged != (1, 1):
+            problems.append(f"{item_id}: refused as answered (409), but {logged[0]} events, {logged[1]} history rows")
+        elif not lost_to_an_answer and any(status == 409 for status, _, _ in outcomes) and logged != (0, 0):
+            problems.append(f"{item_id}: refused (409, nothing written), but {logged} log rows")
+    # Rows for items nobody was told were accepted: lost answers, or a log written twice.
+    total_events, total_entries = sum(events.values()), sum(entries.values())
+    client_errors_on_answers = sum(1 for line in stats.errors if line.startswith("answer "))
+    if not client_errors_on_answers and (total_events, total_entries) != (accepted, accepted):
+        problems.append(
+            f"{accepted} answers accepted, but {total_events} ClarificationEvent and "
+            f"{total_entries} ChannelQuestionAnswered rows written during the run"
+        )
     return problems
 
 
@@ -378,9 +729,12 @@ def _percentiles(values: list[float]) -> tuple[float, float, float]:
 
 def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: list[str]) -> dict[str, Any]:
     total = sum(len(v) for v in stats.latencies.values())
+    path = "through nginx (HTTPS, docs/deploy/nginx.conf)" if args.via_proxy else "straight to gunicorn (HTTP)"
     print(
-        f"\n## Load: {args.users} users, {args.workers} gunicorn workers, {args.items:,} items, "
-        f"{elapsed:.0f} s on {HOST}\n"
+        f"\n## Load: {args.users} users, gunicorn {args.workers} workers x {args.threads} threads (gthread), "
+        f"{args.items:,} items, {elapsed:.0f} s on {HOST}, {path}"
+        + (f", {args.slow_clients} slow-header clients held open" if args.slow_clients else "")
+        + "\n"
     )
     print("| request | count | req/s | p50 ms | p95 ms | p99 ms | statuses |")
     print("|---|---:|---:|---:|---:|---:|---|")
@@ -397,22 +751,39 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
         rows[kind] = {"count": len(values), "p50": p50, "p95": p95, "p99": p99, "statuses": dict(stats.statuses[kind])}
     p50, p95, p99 = _percentiles(everything)
     print(f"| **all** | {total} | {total / elapsed:.1f} | {p50:.0f} | {p95:.0f} | {p99:.0f} | |")
-    accepted = sum(1 for o in stats.answers.values() for s, _ in o if s == 200)
-    conflicts = sum(1 for o in stats.answers.values() for s, _ in o if s == 409)
+    accepted = sum(1 for o in stats.answers.values() for s, _, _ in o if s == 200)
+    reasons = Counter(reason for o in stats.answers.values() for s, _, reason in o if s == 409)
     print(f"\nErrors: {len(stats.errors)}")
     for line in stats.errors[:20]:
         print(f"  {line}")
-    print(
-        f"Answers: {accepted} accepted, {conflicts} refused as already answered (409), "
-        f"{len(stats.answers)} questions posted to"
-    )
+    refused = ", ".join(f"{n} {reason or '?'}" for reason, n in sorted(reasons.items())) or "none"
+    print(f"Answers: {accepted} accepted, refused with 409: {refused}; {len(stats.answers)} questions posted to")
+    slow: dict[str, Any] = {}
+    if args.slow_clients:
+        lifetimes = stats.slow_lifetimes
+        slow = {
+            "clients": args.slow_clients,
+            "connections_opened": stats.slow_opened,
+            "dropped_by_nginx": len(lifetimes),
+            "median_lifetime_s": statistics.median(lifetimes) if lifetimes else None,
+            "connect_failures": stats.slow_connect_failures,
+        }
+        held = f"median {statistics.median(lifetimes):.1f} s" if lifetimes else "none dropped"
+        print(
+            f"Slow-header clients: {args.slow_clients} held open for the whole run; {stats.slow_opened} "
+            f"connections opened, {len(lifetimes)} dropped by nginx ({held} after opening), "
+            f"{stats.slow_connect_failures} failed to connect"
+        )
     print(f"Verification: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     for line in problems[:20]:
         print(f"  {line}")
     return {
         "users": args.users,
         "workers": args.workers,
+        "threads": args.threads,
         "items": args.items,
+        "via_proxy": args.via_proxy,
+        "slow_clients": slow,
         "seconds": elapsed,
         "requests": total,
         "rps": total / elapsed,
@@ -421,10 +792,19 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
         "p99": p99,
         "errors": len(stats.errors),
         "accepted": accepted,
-        "conflicts": conflicts,
+        "refused": dict(reasons),
         "verification_problems": problems,
         "per_kind": rows,
     }
+
+
+def _terminate_on_sigterm() -> None:
+    """A SIGTERM to this script still stops the servers and drops the databases (the finally blocks)."""
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
 
 
 def main() -> None:
@@ -432,45 +812,91 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--users", type=int, default=50, help="concurrent virtual users")
     parser.add_argument("--duration", type=float, default=60, help="seconds of load")
-    parser.add_argument("--workers", type=int, default=4, help="gunicorn workers")
-    parser.add_argument("--port", type=int, default=8911)
-    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_URL))
-    parser.add_argument("--reuse", action="store_true", help="reuse an already seeded database")
+    parser.add_argument("--workers", type=int, default=4, help="gunicorn worker processes (WEB_CONCURRENCY)")
+    parser.add_argument("--threads", type=int, default=4, help="threads per worker (GUNICORN_THREADS)")
+    parser.add_argument("--port", type=int, default=8911, help="gunicorn's port on 127.0.0.1")
+    parser.add_argument("--base-url", default=DEFAULT_BASE, help="the PostgreSQL server, without a database name")
+    parser.add_argument("--via-proxy", action="store_true", help="send the load through nginx (docs/deploy)")
+    parser.add_argument(
+        "--slow-clients",
+        type=int,
+        default=0,
+        metavar="N",
+        help=f"keep N slow-header connections open against nginx for the whole run (needs --via-proxy; "
+        f"at most {MAX_SLOW_CLIENTS})",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the benchmark databases afterwards")
+    parser.add_argument("--reuse", action="store_true", help="run on the databases a --keep run left")
     args = parser.parse_args()
+    if args.slow_clients and not args.via_proxy:
+        parser.error("--slow-clients is for the proxy: add --via-proxy")
+    if not 0 <= args.slow_clients <= MAX_SLOW_CLIENTS:
+        parser.error(f"--slow-clients must be 0 to {MAX_SLOW_CLIENTS}")
+    if args.users < 1 or args.duration <= 0:
+        parser.error("--users and --duration must be positive")
 
-    benchdb.database_name(args.database_url)
-    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    _terminate_on_sigterm()
+    base = args.base_url.rstrip("/")
+    review_url, bookkeeping_url = f"{base}/{REVIEW_DB}", f"{base}/{BOOKKEEPING_DB_NAME}"
+    RESULTS.mkdir(exist_ok=True)
+    # The receipts seed_demo writes, beside the databases: kept and dropped with them.
+    media_root = Path(tempfile.gettempdir()) / "bench_load_media"
+    workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))  # nginx's prefix and certificate
     if not args.reuse:
-        benchdb.recreate_database(args.database_url)
-    env = _server_env(args.database_url, secrets.token_urlsafe(50), tempfile.mkdtemp(prefix="bench-load-media-"))
-    _setup_django(env)
-    from django.core.management import call_command
-    from django.db import connections
-    from django.utils import timezone
-
-    _seed(args.items, args.reuse)
-    identities = _identities(max(5, min(args.users, 100)))
-    targets = _answer_targets()
-    item_ids = _item_ids(5000)
-    call_command("collectstatic", interactive=False, verbosity=0)
-    connections.close_all()
-    print(f"{len(targets):,} questions moved to the app available to answer", flush=True)
-
-    server = _start_gunicorn(env, args.port, args.workers)
-    started_at = timezone.now()
+        benchdb.recreate_database(review_url)
+        benchdb.recreate_database(bookkeeping_url)
+        shutil.rmtree(media_root, ignore_errors=True)
+    gunicorn = nginx = None
+    failed = True
     try:
-        load = Load(args.port, identities, targets, item_ids)
-        elapsed = asyncio.run(load.run(args.users, args.duration))
+        env = _server_env(review_url, bookkeeping_url, str(media_root), via_proxy=args.via_proxy)
+        _setup_django(env)
+        from django.core.management import call_command
+        from django.db import connections
+
+        _seed(args.items)
+        _check_connections(args.workers, args.threads)
+        identities = _identities(max(5, min(args.users, 100)))
+        targets = _answer_targets()
+        item_ids = _item_ids(5000)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        marks = _log_marks()
+        connections.close_all()
+        print(f"{len(targets):,} questions waiting in the app to answer", flush=True)
+
+        gunicorn = _start_gunicorn(env, args.port, args.workers, args.threads)
+        target = Target(args.port, None)
+        if args.via_proxy:
+            nginx, https_port = _start_nginx(workdir, args.port)
+            target = Target(https_port, _client_tls())
+        load = Load(target, identities, targets, item_ids)
+        elapsed = asyncio.run(load.run(args.users, args.duration, args.slow_clients))
+        _stop(nginx)
+        _stop(gunicorn)
+        problems = _verify(load.stats, marks)
+        result = _report(load.stats, elapsed, args, problems)
+        out = RESULTS / f"load-{time.strftime('%Y%m%d-%H%M%S')}.json"
+        out.write_text(json.dumps(result, indent=2))
+        print(f"\n(raw figures: {out.relative_to(ROOT)}; gunicorn log: {RESULTS.relative_to(ROOT)}/gunicorn-load.log)")
+        failed = bool(load.stats.errors or problems)
     finally:
-        _stop(server)
-    problems = _verify(load.stats, started_at)
-    result = _report(load.stats, elapsed, args, problems)
-    out = ROOT / "bench" / "results" / f"load-{time.strftime('%Y%m%d-%H%M%S')}.json"
-    out.write_text(json.dumps(result, indent=2))
-    print(f"\n(raw figures: {out.relative_to(ROOT)}; gunicorn log: bench/results/gunicorn-load.log)")
-    connections.close_all()
-    print(f"(database kept for --reuse; drop it with: dropdb {benchdb.database_name(args.database_url)})")
-    sys.exit(1 if load.stats.errors or problems else 0)
+        _stop(nginx)
+        _stop(gunicorn)
+        if nginx is not None:
+            with contextlib.suppress(OSError):
+                shutil.copy(workdir / "nginx" / "logs" / "error.log", RESULTS / "nginx-load-error.log")
+        shutil.rmtree(workdir, ignore_errors=True)
+        if "django" in sys.modules:
+            from django.db import connections
+
+            connections.close_all()
+        if args.keep:
+            print(f"(databases {REVIEW_DB} and {BOOKKEEPING_DB_NAME} kept for --reuse)")
+        else:
+            benchdb.recreate_database(review_url, drop_only=True)
+            benchdb.recreate_database(bookkeeping_url, drop_only=True)
+            shutil.rmtree(media_root, ignore_errors=True)
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
