@@ -7,7 +7,8 @@ answers`` and ``answers.<name>``; the package is split by what a reader is
 looking for:
 
 - ``inputs``: the question types and the answer dataclasses;
-- ``validation``: the limits and rules (``validate``, ``check_file``, ``AnswerInvalid``);
+- ``validation``: the limits and rules (``validate``, ``AnswerInvalid``), text through ``reviewapp.text``;
+- ``uploads``: a sharper file checked before it is stored (``check_file``);
 - ``from_json``: the JSON API's body read into an answer;
 - ``channel_context``: reading the open question and writing the answer into the JSON;
 - ``conversation``: the WhatsApp conversation's compare-and-set;
@@ -17,7 +18,8 @@ looking for:
 - ``log``: the app's own log read back: amendable answers, ``replaced_answer``, resend links;
 - ``display``: the latest answer event and the outputs a context renders to;
 - ``panel``: what the item page's answer panel shows (imported by the views, not here:
-  it builds forms, which import this package).
+  it builds forms, which import this package);
+- ``next_item``: save and next, inside the list the person is working through.
 """
 
 from reviewapp.answers.channel_context import (
@@ -65,6 +67,7 @@ from reviewapp.answers.log import (
     replaced_answer,
     resend_links,
 )
+from reviewapp.answers.uploads import MAX_IMAGE_PIXELS, CheckedFile, check_file
 from reviewapp.answers.validation import (
     MAX_COMPANY_LENGTH,
     MAX_EVENT_YEAR,
@@ -75,8 +78,6 @@ from reviewapp.answers.validation import (
     MAX_TEXT_LENGTH,
     MIN_EVENT_YEAR,
     AnswerInvalid,
-    CheckedFile,
-    check_file,
     clean_company,
     clean_event_date,
     clean_line,
@@ -90,6 +91,7 @@ __all__ = [
     "CONTEXT",
     "MAX_COMPANY_LENGTH",
     "MAX_EVENT_YEAR",
+    "MAX_IMAGE_PIXELS",
     "MAX_NAME_LENGTH",
     "MAX_PARTICIPANTS",
     "MAX_PURPOSE_LENGTH",

@@ -24,7 +24,8 @@ from reviewapp.answers.inputs import (
     RepresentationAnswer,
     ResendAnswer,
 )
-from reviewapp.answers.validation import _SINGLE_LINE_BAD, MAX_NAME_LENGTH
+from reviewapp.answers.validation import MAX_NAME_LENGTH
+from reviewapp.text import utf8, without_controls
 
 # Stored text is Swedish, like everything the intake stores; never translated.
 # The labels of the plain rendering written to ``raw_answer`` when the
@@ -112,7 +113,7 @@ def answer_json(answer: Answer) -> dict[str, Any]:
         return {"text": answer.text, "customer_words": answer.raw_answer or None}
     if answer.upload is not None:
         # The client's file name is kept for the record only, made storable.
-        name = _SINGLE_LINE_BAD.sub("", answer.upload.name or "")[:MAX_NAME_LENGTH]
+        name = without_controls(answer.upload.name or "")[:MAX_NAME_LENGTH]
         return {"choice": answer.choice, "file_name": name, "size": answer.upload.size}
     if answer.replaced_by:
         return {"choice": answer.choice, "replaced_by": answer.replaced_by}
@@ -200,7 +201,7 @@ def answer_value(ctx: object, question: str) -> Any:
 def answer_version(value: Any) -> str:
     """A short fingerprint of an answer's stored value: the compare-and-set token of an amendment."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return hashlib.sha256(utf8(text)).hexdigest()[:32]
 
 
 def chat_window_ends(ctx: object) -> dt.datetime | None:

@@ -17,7 +17,7 @@ from reviewapp.answers.inputs import (
     RepresentationAnswer,
     ResendAnswer,
 )
-from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, _too_many
+from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, too_many_participants
 
 _API_FIELDS: Final = {
     REPRESENTATION: frozenset(
@@ -109,7 +109,7 @@ def _json_participants(value: object, errors: dict[str, list[str]]) -> tuple[Par
         errors["participants"] = [_('Must be a list of {"name", "company"} objects.')]
         return ()
     if len(value) > MAX_PARTICIPANTS:
-        errors["participants"] = [_too_many(len(value))]
+        errors["participants"] = [too_many_participants(len(value))]
         return ()
     people: list[ParticipantInput] = []
     for index, person in enumerate(value):

@@ -4,18 +4,23 @@
 item page and the answer views alike. It reads the live item and the app's
 own log: an answer the item still holds as the app wrote it can be
 corrected here; one another program replaced is shown with both versions.
+Showing the form to answer reserves the item for the person it is shown to
+(``reviewapp.queue``), and says so when someone else holds it; nothing stops
+either from saving.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import items, roles, states
+from reviewapp import items, queue, roles, states
 from reviewapp.answers.channel_context import (
     answer_value,
     answer_version,
@@ -29,11 +34,15 @@ from reviewapp.answers.inputs import QUESTION_TYPES, RESEND, Answer, Representat
 from reviewapp.answers.log import answer_text, app_answer_in_place, app_answers, replaced_answer, resend_links
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
-from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import answer_form
-from reviewapp.models import ClarificationEvent
+from reviewapp.models import ClarificationEvent, Reservation
 
 AnswerForm = Any  # one of reviewapp.forms.answer's three answer forms
+
+# The error slot of the errors about the whole answer, not one field.
+GROUP_ERRORS: Final = "__all__"
+_MAX_SLOTS: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +167,59 @@ def _answered(item: InboxItem, question: str, log: list[ClarificationEvent], use
     return view
 
 
+@dataclass(frozen=True, slots=True)
+class HeldBy:
+    """Someone else is answering the item: who, and since when (their latest opening of it)."""
+
+    name: str
+    since: dt.datetime | None
+
+
+def _receipt_kind(item: InboxItem) -> str | None:
+    """How the receipt is shown beside the form (``image``, ``pdf``, ``file``), or None without one."""
+    try:
+        return items.document_kind(item.document)
+    except DocumentAttachment.DoesNotExist:  # the id points at no row
+        return None
+
+
+def hold(item: InboxItem, user: User) -> HeldBy | None:
+    """Reserve the item for ``user``; who else holds it, if anyone (then the reservation stays theirs)."""
+    holder = queue.reserve(item.pk, user)
+    if holder.pk == user.pk:
+        return None
+    expires = Reservation.objects.filter(item_id=item.pk, user_id=holder.pk).values_list("expires_at", flat=True)
+    until = expires.first()
+    # A reservation records when it ends; it began (or was last renewed) one term before.
+    since = until - dt.timedelta(minutes=queue.DEFAULT_MINUTES) if until else None
+    name = holder.get_full_name() if isinstance(holder, User) else ""
+    return HeldBy(name=name or holder.get_username(), since=since)
+
+
+def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[dict[str, Any]]:
+    """The error slots the page shows now, each re-rendered with what the posted answer still gets wrong.
+
+    ``shown`` names the fields (their posted names, ``GROUP_ERRORS`` for the
+    whole answer) whose errors the page shows. The answer is validated as
+    on saving, so "Write the purpose" stays until a purpose is written and
+    goes as soon as one is; no field that shows no error is given one while
+    the person is still typing.
+    """
+    wanted = set(list(shown)[:_MAX_SLOTS])
+    if not wanted:
+        return []
+    form = answer_form(question, channel_context=None, data=data)
+    form.is_valid()
+    slots: list[dict[str, Any]] = [
+        {"id": f"{bound.auto_id}_error", "errors": list(bound.errors)}
+        for bound in form.fields_in_order()
+        if bound.html_name in wanted
+    ]
+    if GROUP_ERRORS in wanted:
+        slots.append({"id": "answer-form_error", "errors": list(form.group_errors), "group": True})
+    return slots
+
+
 def panel_context(
     item: InboxItem,
     user: AbstractBaseUser | AnonymousUser,
@@ -166,13 +228,19 @@ def panel_context(
     list_query: str = "",
     conflict: AnswerConflict | None = None,
     confirm_deny: list[tuple[str, str]] | None = None,
+    reserve: bool = True,
 ) -> dict[str, Any]:
     """The context ``items/_answer_panel.html`` needs, under ``answer_panel``.
 
     The item page calls this with the item alone; the answer views pass the
     bound form (invalid input, a conflict, a denial to confirm) so what was
     typed stays. ``confirm_deny`` holds the typed fields to carry through the
-    confirmation.
+    confirmation. Offering the form to answer reserves the item for ``user``
+    unless ``reserve`` is false.
+
+    ``focus`` says where the keyboard goes when the panel is shown: a field
+    (marked ``autofocus`` on the form), or ``"conflict"``, ``"confirm"`` or
+    ``"group"`` for the box of that name.
     """
     ctx = item.channel_context
     pending = pending_question(ctx)
@@ -191,9 +259,13 @@ def panel_context(
         "replaced": replaced_answer(item, log),
         "links": resend_links(item.pk),
         "booked": item.is_booked,
+        "receipt": _receipt_kind(item),
+        "held_by": None,
+        "focus": None,
     }
     if conflict is not None:
         panel["mode"] = "conflict"
+        panel["focus"] = "conflict"
         panel["conflict"] = conflict_view(conflict)
         if form is not None:
             form.make_readonly()
@@ -201,6 +273,7 @@ def panel_context(
             panel["question"] = form.question
     elif confirm_deny is not None and form is not None:
         panel["mode"] = "confirm_deny"
+        panel["focus"] = "confirm"
         panel["typed"] = confirm_deny
         panel["current"] = outputs(item, ctx)
         panel["preview"] = preview_of(item, form, denial=True)
@@ -219,6 +292,8 @@ def panel_context(
             panel["form"] = form
             panel["current"] = outputs(item, ctx)
             panel["preview"] = preview_of(item, form)
+            if reserve and isinstance(user, User):
+                panel["held_by"] = hold(item, user)
     elif status == "moved_to_app":
         panel["mode"] = "unknown_type"
     elif status == "answered" and isinstance(question, str):
@@ -230,4 +305,17 @@ def panel_context(
             if answered["form"] is not None:
                 panel["current"] = outputs(item, ctx)
                 panel["preview"] = preview_of(item, answered["form"])
+    panel["focus"] = panel["focus"] or _focus(panel)
+    # Answering, the receipt stays beside the form (a sticky column on wide screens).
+    panel["receipt_beside_form"] = panel["mode"] in ("answer", "confirm_deny") and may_answer
     return {"answer_panel": panel}
+
+
+def _focus(panel: dict[str, Any]) -> str | None:
+    """Where the keyboard goes on a form to fill in: its first field, the first error, or the answer's errors."""
+    form = panel["form"]
+    if form is None or panel["mode"] not in ("answer", "answered"):
+        return None
+    if panel["mode"] == "answered" and not form.is_bound:
+        return None  # folded away until the person opens "Correct this answer"
+    return str(form.focus_first())

@@ -24,7 +24,8 @@ from django.core.files.base import File
 from django.core.files.storage import storages
 from django.utils.translation import gettext as _
 
-from reviewapp.answers.validation import AnswerInvalid, CheckedFile
+from reviewapp.answers.uploads import CheckedFile
+from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 
 DOCUMENTS_STORAGE: Final = "documents"

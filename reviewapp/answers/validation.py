@@ -6,15 +6,17 @@ that nobody pastes a novel into a prompt line):
 - at most ``MAX_PARTICIPANTS`` (20) participants; a name or company of at most
   200 characters, a purpose or context text of at most 2000;
 - a name must not be blank or white space only; a company may be left empty;
-- single-line fields (name, company) refuse every control character; the
-  free-text fields (purpose, context text) allow line breaks and tabs and
-  refuse the other C0/C1 controls. NUL in particular: PostgreSQL cannot store
-  ``\\u0000`` in jsonb, so it is a validation message, never a server error;
-  lone UTF-16 surrogates (possible in JSON) are refused for the same reason;
+- every text goes through ``reviewapp.text``: single-line fields (name,
+  company) refuse every control character, the free-text fields (purpose,
+  context text) allow line breaks and tabs; bidi controls are refused
+  everywhere; text made only of white space and invisible characters
+  (U+200B …) is blank, so a required field says it is missing. NUL in
+  particular: PostgreSQL cannot store ``\\u0000`` in jsonb, so it is a
+  validation message, never a server error; lone UTF-16 surrogates (possible
+  in JSON) are refused for the same reason;
 - an event date is ``YYYY-MM-DD``, a real date between 2000 and 2099;
-- a new document is a JPEG, PNG or PDF recognised by its first bytes (not by
-  the name or the browser's content type), images also opened with Pillow,
-  at most ``settings.RECEIPT_UPLOAD_MAX_BYTES``;
+- a new document passes ``uploads.check_file`` (its real type, no
+  JavaScript in a PDF, a pixel cap on images);
 - the customer's own words (``raw_answer``) are optional free text of at most
   2000 characters; a replacing item is named by its id (a UUID).
 """
@@ -24,13 +26,11 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
-from dataclasses import dataclass
 from typing import Any, Final
 
-from django.conf import settings
-from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
+from reviewapp import text
 from reviewapp.answers.inputs import (
     Answer,
     ContextAnswer,
@@ -38,6 +38,7 @@ from reviewapp.answers.inputs import (
     RepresentationAnswer,
     ResendAnswer,
 )
+from reviewapp.answers.uploads import check_file
 
 MAX_PARTICIPANTS: Final = 20
 MAX_NAME_LENGTH: Final = 200
@@ -48,26 +49,7 @@ MAX_RAW_ANSWER_LENGTH: Final = 2000
 MIN_EVENT_YEAR: Final = 2000
 MAX_EVENT_YEAR: Final = 2099
 
-# Control characters: all of C0 and C1, DEL, lone surrogates. Free text keeps
-# tab and line feed (carriage returns are normalised away first).
-_SINGLE_LINE_BAD = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
-_MULTI_LINE_BAD = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-_SIGNATURES: Final = (
-    (b"\xff\xd8\xff", "jpeg", "jpg"),
-    (b"\x89PNG\r\n\x1a\n", "png", "png"),
-    (b"%PDF-", "pdf", "pdf"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class CheckedFile:
-    """An upload whose content was checked: its kind and the extension to store it under."""
-
-    upload: UploadedFile
-    kind: str
-    extension: str
 
 
 class AnswerInvalid(Exception):
@@ -84,38 +66,21 @@ class AnswerInvalid(Exception):
         self.errors = errors
 
 
-def _control_message(match: re.Match[str]) -> str:
-    code = f"U+{ord(match.group()):04X}"
-    if code == "U+0000":
-        return _("Remove the NUL character (U+0000): it cannot be stored.")
-    return _("Remove the invisible control character %(code)s.") % {"code": code}
-
-
-def _checked(value: str, bad_characters: re.Pattern[str], max_length: int) -> str:
-    bad = bad_characters.search(value)
-    if bad:
-        raise ValueError(_control_message(bad))
-    if len(value) > max_length:
-        raise ValueError(
-            _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
-        )
-    return value
-
-
 def clean_line(value: str, *, max_length: int) -> str:
-    """One line of text, trimmed; raises ``ValueError`` with the message."""
-    return _checked(value.strip(), _SINGLE_LINE_BAD, max_length)
+    """One line of text, trimmed, ``""`` when blank; raises ``ValueError`` with the message."""
+    return text.clean(value, max_length=max_length)
 
 
 def clean_text(value: str, *, max_length: int) -> str:
-    """Free text that may span lines: CRLF becomes LF, then trimmed."""
-    return _checked(value.replace("\r\n", "\n").replace("\r", "\n").strip(), _MULTI_LINE_BAD, max_length)
+    """Free text that may span lines: CRLF becomes LF, then trimmed; ``""`` when blank."""
+    return text.clean(value, max_length=max_length, multiline=True)
 
 
 def clean_name(value: str) -> str:
-    if not value.strip():
-        raise ValueError(_("Enter the participant's name (white space alone is not a name)."))
-    return clean_line(value, max_length=MAX_NAME_LENGTH)
+    name = clean_line(value, max_length=MAX_NAME_LENGTH)
+    if not name:
+        raise ValueError(_("Enter the participant's name (white space or invisible characters alone are not a name)."))
+    return name
 
 
 def clean_company(value: str | None) -> str | None:
@@ -142,45 +107,7 @@ def clean_event_date(value: str) -> str:
     return value
 
 
-def check_file(upload: UploadedFile) -> CheckedFile:
-    """The upload's real type from its content; raises ``ValueError``."""
-    limit = settings.RECEIPT_UPLOAD_MAX_BYTES
-    size = upload.size or 0
-    if size == 0:
-        raise ValueError(_("The file is empty."))
-    if size > limit:
-        raise ValueError(
-            _("The file is %(size)s MB; the limit is %(limit)s MB.")
-            % {"size": f"{size / 1_048_576:.1f}", "limit": f"{limit / 1_048_576:.1f}"}
-        )
-    upload.seek(0)
-    head = upload.read(16)
-    upload.seek(0)
-    found = next(((kind, ext) for signature, kind, ext in _SIGNATURES if head.startswith(signature)), None)
-    if found is None:
-        raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
-    kind, extension = found
-    if kind in ("jpeg", "png"):
-        _verify_image(upload, kind)
-    return CheckedFile(upload=upload, kind=kind, extension=extension)
-
-
-def _verify_image(upload: UploadedFile, kind: str) -> None:
-    from PIL import Image
-
-    try:
-        with Image.open(upload) as image:
-            image.verify()
-            found = (image.format or "").lower()
-    except Exception:  # Pillow raises many types for a broken file; any means "unreadable".
-        raise ValueError(_("The image is damaged or incomplete; it cannot be opened.")) from None
-    finally:
-        upload.seek(0)
-    if found != kind:
-        raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
-
-
-def _too_many(count: int) -> str:
+def too_many_participants(count: int) -> str:
     return _("At most %(max)d participants (this has %(count)d).") % {"max": MAX_PARTICIPANTS, "count": count}
 
 
@@ -204,13 +131,13 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
     if isinstance(answer, RepresentationAnswer):
         cleaned = _validate_representation(answer, errors, complete=complete)
     elif isinstance(answer, ContextAnswer):
-        text = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
-        if complete and text == "":
+        note = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
+        if complete and note == "":
             errors.setdefault("text", []).append(_("Write what the purchase was for."))
         raw = _raw_answer(answer.raw_answer, errors)
         _check_amend(answer.amend, answer.expected_version, errors)
         cleaned = ContextAnswer(
-            text=text or "", raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
+            text=note or "", raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
         )
     elif isinstance(answer, ResendAnswer):
         cleaned = _validate_resend(answer, errors, complete=complete)
@@ -229,9 +156,9 @@ def _validate_representation(
         # contradiction instead of silently dropping what was sent.
         if answer.participants:
             errors["participants"] = [_("A denial names no participants.")]
-        if answer.purpose.strip():
+        if not text.is_blank(answer.purpose):
             errors["purpose"] = [_("A denial has no purpose.")]
-        if answer.event_date.strip():
+        if not text.is_blank(answer.event_date):
             errors["event_date"] = [_("A denial has no event date.")]
         raw = _raw_answer(answer.raw_answer, errors)
         _check_amend(answer.amend, answer.expected_version, errors)
@@ -241,7 +168,7 @@ def _validate_representation(
 
     participants: list[ParticipantInput] = []
     if len(answer.participants) > MAX_PARTICIPANTS:
-        errors["participants"] = [_too_many(len(answer.participants))]
+        errors["participants"] = [too_many_participants(len(answer.participants))]
     for index, person in enumerate(answer.participants[: MAX_PARTICIPANTS + 1]):
         name = _collect(errors, f"participants.{index}.name", clean_name, person.name)
         company = _collect(errors, f"participants.{index}.company", clean_company, person.company)

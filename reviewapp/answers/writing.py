@@ -46,7 +46,8 @@ from reviewapp.answers.channel_context import (
 )
 from reviewapp.answers.inputs import UPLOAD, Answer, ContextAnswer, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers
-from reviewapp.answers.validation import AnswerInvalid, check_file, validate
+from reviewapp.answers.uploads import check_file
+from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB

@@ -36,6 +36,46 @@ def _text_input(max_length: int, **attrs: Any) -> forms.TextInput:
     return forms.TextInput(attrs={"maxlength": max_length, "autocomplete": "off", **attrs})
 
 
+class _DateInput(forms.TextInput):
+    """An ISO date typed as text: a date control follows the browser's locale and refuses a typed ISO date."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            attrs={
+                "inputmode": "numeric",
+                "pattern": r"\d{4}-?\d{2}-?\d{2}",
+                "maxlength": 10,
+                "autocomplete": "off",
+                "spellcheck": "false",
+            }
+        )
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        # Translated when rendered, in the language of the request.
+        context["widget"]["attrs"]["placeholder"] = str(_("YYYY-MM-DD"))
+        return context
+
+
+class _FirstRadioFocus(forms.RadioSelect):
+    """Radio buttons where only the first may carry ``autofocus`` (one per page)."""
+
+    def create_option(
+        self,
+        name: str,
+        value: Any,
+        label: int | str,
+        selected: bool,
+        index: int,
+        subindex: int | None = None,
+        attrs: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if index:
+            option["attrs"].pop("autofocus", None)
+        return option
+
+
 def _raw_answer_field() -> forms.CharField:
     return forms.CharField(
         label=_("The customer's own words (optional)"),
@@ -91,6 +131,26 @@ class AnswerFormMixin:
 
     def all_forms(self) -> list[forms.Form]:
         return [self]  # type: ignore[list-item]
+
+    def fields_in_order(self) -> list[forms.BoundField]:
+        """The visible fields in the order the page shows them."""
+        form: Any = self
+        return [bound for bound in form if not bound.is_hidden]
+
+    def focus_first(self) -> str:
+        """Mark where the keyboard goes: ``"field"`` (given ``autofocus``) or ``"group"`` (the answer's errors).
+
+        The first field with an error; else the errors about the whole answer
+        (at most 20 participants, none named); else the first field.
+        """
+        fields = self.fields_in_order()
+        if any(bound.field.widget.attrs.get("autofocus") for bound in fields):
+            return "field"
+        target = next((bound for bound in fields if bound.errors), None)
+        if target is None and self.group_errors:
+            return "group"
+        (target or fields[0]).field.widget.attrs["autofocus"] = True
+        return "field"
 
 
 class ParticipantForm(forms.Form):
@@ -148,7 +208,7 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
     event_date = forms.CharField(
         label=_("Event date (optional)"),
         required=False,
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=_DateInput(),
         help_text=_("YYYY-MM-DD, when it differs from the receipt."),
     )
     raw_answer = _raw_answer_field()
@@ -182,6 +242,17 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
 
     def all_forms(self) -> list[forms.Form]:
         return [self, *self.participants.forms]
+
+    def fields_in_order(self) -> list[forms.BoundField]:
+        rows = [row[name] for row in self.participants.forms for name in ("name", "company")]
+        return [*rows, self["purpose"], self["event_date"], self["raw_answer"]]
+
+    def clean_event_date(self) -> str:
+        # Eight digits are a date typed on a phone's number pad, which has no "-".
+        value = str(self.cleaned_data.get("event_date") or "").strip()
+        if len(value) == 8 and value.isascii() and value.isdigit():
+            return f"{value[:4]}-{value[4:6]}-{value[6:]}"
+        return value
 
     def is_valid(self, *, complete: bool = True) -> bool:
         amend, version = self.amend_fields()
@@ -279,6 +350,8 @@ def representation_form_with_extra_row(form: RepresentationForm, channel_context
     }
     fresh.participants = participant_formset(initial=rows)
     fresh.participants.extra = 1
+    # The keyboard goes to the new row, where the next name is typed.
+    fresh.participants.forms[-1].fields["name"].widget.attrs["autofocus"] = True
     return fresh
 
 
@@ -352,7 +425,7 @@ class ResendForm(AnswerFormMixin, forms.Form):
             (answers.REPLACED, _("A newer item of this company replaces it")),
             (answers.UPLOAD, _("Upload a sharper file (JPEG, PNG or PDF)")),
         ],
-        widget=forms.RadioSelect,
+        widget=_FirstRadioFocus,
         error_messages={"required": _("Choose how the question is settled.")},
     )
     replaced_by = forms.CharField(

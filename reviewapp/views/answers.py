@@ -21,11 +21,13 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonR
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from reviewapp import answers, inbox, roles, states
-from reviewapp.answers.panel import answered_by, panel_context, preview_of
+from reviewapp import answers, queue, roles, states
+from reviewapp.answers.next_item import NextStep, next_to_answer
+from reviewapp.answers.panel import answered_by, error_slots, panel_context, preview_of
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import (
@@ -49,37 +51,26 @@ PAGE = "items/answer.html"
 _NOT_TYPED: Final = frozenset({"csrfmiddlewaretoken", "action"})
 
 
-# --- After saving -------------------------------------------------------------------
-
-
 def _clean_query(raw: str) -> str:
     """The list's query string, re-encoded: nothing but parameters survives."""
     return QueryDict(raw[:2000]).urlencode()
 
 
-def next_item_url(listed: IndexedItem | None, list_query: str) -> str:
-    """Where Ctrl+Enter goes after saving: the next item still needing an answer.
-
-    First in the list the user came from (its filters, plus "needs answer",
-    after this item in its order), else the oldest question waiting for the
-    app anywhere, else the list. ``listed`` is the item's read-model row as
-    it was before the answer, so its position is where it was listed.
-    """
-    suffix = f"?{list_query}" if list_query else ""
-    if listed is not None:
-        query = QueryDict(list_query, mutable=True)
-        query.setlist("state", [*query.getlist("state"), states.NEEDS_ANSWER])
-        query.pop("page", None)
-        _previous, following = inbox.neighbours(listed, query)
-        if following is not None:
-            return reverse("item_detail", args=[following.pk]) + suffix
-    oldest = IndexedItem.objects.filter(state_needs_answer=True)
-    if listed is not None:
-        oldest = oldest.exclude(pk=listed.pk)
-    first = oldest.order_by(*(key.order_by() for key in inbox.SORTS["question_age"])).first()
-    if first is not None:
-        return reverse("item_detail", args=[first.pk]) + suffix
-    return reverse("inbox") + suffix
+def _say_what_is_next(request: HttpRequest, step: NextStep) -> None:
+    if not step.empty:
+        return
+    if step.held:
+        messages.info(
+            request,
+            ngettext(
+                "Nothing else in this list is free: the %(count)d item left is being answered by someone else.",
+                "Nothing else in this list is free: the %(count)d items left are being answered by others.",
+                step.held,
+            )
+            % {"count": step.held},
+        )
+    else:
+        messages.info(request, _("The queue is empty: nothing else in this list is waiting for an answer."))
 
 
 def _answerer(request: HttpRequest) -> User:
@@ -108,7 +99,7 @@ def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpRespons
     Invalid input re-renders the form with the errors and everything typed;
     a conflict shows the answer that won next to what was typed.
     """
-    item = get_object_or_404(InboxItem.objects.select_related("company"), pk=item_id)
+    item = get_object_or_404(InboxItem.objects.select_related("company", "document"), pk=item_id)
     list_query = _clean_query(request.POST.get("list_query", "") or request.GET.urlencode())
     if request.method == "GET":
         return _render(request, item, panel_context(item, request.user, list_query=list_query))
@@ -155,13 +146,17 @@ def answer_question(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpRespons
         panel = panel_context(conflict.item, request.user, form=form, list_query=list_query, conflict=conflict)
         return _render(request, conflict.item, panel, status=409)
 
+    user = _answerer(request)
+    queue.release(item.pk, user)
     if form.is_amendment:
         # A correction is about this item: back to it, not on to the next question.
         messages.success(request, _("Answer corrected."))
         url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
     else:
         messages.success(request, _("Answer saved."))
-        url = next_item_url(listed, list_query)
+        step = next_to_answer(listed, list_query, user)
+        _say_what_is_next(request, step)
+        url = step.url
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return redirect(url)
@@ -179,6 +174,9 @@ def answer_preview(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse
     if panel["mode"] in ("answer", "answered") and panel["form"] is not None and panel["question"] == question:
         form = answer_form(question, channel_context=item.channel_context, data=request.POST, files=request.FILES)
         panel["preview"] = preview_of(item, form)
+        # The error messages the page shows, each cleared once its field is fixed.
+        shown = [name for value in request.POST.getlist("shown_errors") for name in value.split()]
+        panel["error_slots"] = error_slots(question, request.POST, shown)
     else:
         panel["current"] = answers.outputs(item, item.channel_context)
         panel["preview"] = {"after": None, "note": _("This question is no longer waiting for an answer here.")}

@@ -1,13 +1,35 @@
-// Answer form: Ctrl+Enter (Cmd+Enter on a Mac) saves; participant rows are
-// added and removed in place. Everything is delegated from the document, so
-// it keeps working after htmx swaps the panel. Without this file the form
-// still works: "Add a participant" posts the form and comes back with a new
-// row, and each row has a "Remove this row" checkbox.
+// Answer form: keys, participant rows added and removed in place, errors
+// cleared once fixed. Everything is delegated from the document, so it keeps
+// working after htmx swaps the panel. Without this file the form still works:
+// "Add a participant" posts the form and comes back with a new row, each row
+// has a "Remove this row" checkbox, and the server puts the focus (autofocus).
+//
+// Keys (listed on the page, under "Keyboard"):
+//   Ctrl+Enter (⌘+Enter)  save; on the denial's confirmation, confirm it
+//   Alt+D                 "Not representation…" (opens its confirmation)
+//   Alt+1, Alt+2, Alt+3   the resend question's choices, in order
+//   Esc                   leave the field; outside a field, back to the list
+//                         (on the denial's confirmation: back to the answer)
+//   Enter in a one-line field does nothing: it must not add a row or save half an answer.
 (function () {
   "use strict";
   if (window.reviewApp && window.reviewApp.answerForm) return; // loaded twice on one page
   window.reviewApp = window.reviewApp || {};
   window.reviewApp.answerForm = true;
+
+  // Inputs that take no typed text: Enter there keeps its usual meaning.
+  var NOT_TYPED = ["checkbox", "radio", "button", "submit", "reset", "file", "range", "color", "image", "hidden"];
+
+  function isTextField(element) {
+    if (!(element instanceof Element)) return false;
+    var tag = element.tagName.toLowerCase();
+    if (tag === "textarea" || tag === "select" || element.isContentEditable) return true;
+    return tag === "input" && NOT_TYPED.indexOf((element.type || "text").toLowerCase()) < 0;
+  }
+
+  function isField(element) {
+    return element instanceof Element && Boolean(element.closest("input, textarea, select, [contenteditable]"));
+  }
 
   function refreshPreview(form) {
     // The preview's hx-trigger listens for this as well as for typing
@@ -26,6 +48,7 @@
     total.value = String(index + 1);
     var row = list.lastElementChild;
     enhanceRow(row);
+    showRemoveButtons(form);
     var first = row.querySelector("input[type=text]");
     if (first) first.focus();
     return true;
@@ -53,6 +76,7 @@
     // Hidden, not removed: the formset numbering stays intact and the
     // server skips rows marked for deletion.
     row.hidden = true;
+    showRemoveButtons(form);
     var next = row.nextElementSibling;
     while (next && next.hidden) next = next.nextElementSibling;
     var focusTarget = (next && next.querySelector("input[type=text]")) || form.querySelector("[data-add-participant]");
@@ -60,8 +84,66 @@
     refreshPreview(form);
   }
 
+  // The only row left has nothing to be removed for (a blank row is no
+  // participant): no button, one Tab less from the name to the purpose.
+  function showRemoveButtons(form) {
+    var rows = Array.prototype.filter.call(form.querySelectorAll("[data-participant-row]"), function (row) {
+      return !row.hidden && !row.closest("template");
+    });
+    rows.forEach(function (row) {
+      var button = row.querySelector("[data-remove-participant]");
+      if (button) button.hidden = rows.length < 2;
+    });
+  }
+
   function enhance(root) {
     root.querySelectorAll("[data-answer-form] [data-participant-row]").forEach(enhanceRow);
+    root.querySelectorAll("[data-answer-form]").forEach(showRemoveButtons);
+    // Rows are added here, so the button no longer submits: Save is then the
+    // form's first submit button, the one the browser presses on Enter.
+    root.querySelectorAll("[data-answer-form] button[data-add-participant]").forEach(function (button) {
+      button.type = "button";
+    });
+  }
+
+  // The form the keys act on: the one holding the focus, else the first one
+  // on screen (a correction folded away in <details> is not on screen).
+  function activeForm(target) {
+    var form = target instanceof Element ? target.closest("[data-answer-form]") : null;
+    if (form) return form;
+    var forms = document.querySelectorAll("[data-answer-form]");
+    for (var i = 0; i < forms.length; i++) {
+      if (!forms[i].closest("details:not([open])")) return forms[i];
+    }
+    return null;
+  }
+
+  function press(button) {
+    if (!button || button.disabled) return false;
+    // A click, so htmx sends it the same way as the button (and without
+    // htmx the browser submits the form with the button's action).
+    button.click();
+    return true;
+  }
+
+  function chooseResend(form, index) {
+    var radios = form.querySelectorAll('input[type=radio][name="choice"]');
+    var radio = radios[index];
+    if (!radio || radio.disabled) return false;
+    radio.checked = true;
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+    // Where the choice is completed: the newer item's id, the file, or (readable) nothing more.
+    var next = { replaced: "replaced_by", upload: "file" }[radio.value];
+    var field = next ? form.querySelector('[name="' + next + '"]') : null;
+    (field || radio).focus();
+    return true;
+  }
+
+  function backToList() {
+    var link = document.querySelector('a[data-nav="list"]');
+    if (!link) return false;
+    window.location.assign(link.href);
+    return true;
   }
 
   document.addEventListener("click", function (event) {
@@ -84,42 +166,102 @@
   });
 
   document.addEventListener("keydown", function (event) {
-    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return;
+    if (event.defaultPrevented || event.isComposing) return;
+    if (document.querySelector("dialog[open]")) return; // a dialog's keys are its own
     var target = event.target;
-    var form = target instanceof Element ? target.closest("[data-answer-form]") : null;
-    if (!form) form = document.querySelector("[data-answer-form]");
-    // A correction form folded away in <details> is not what the user is typing into.
-    if (!form || form.closest("details:not([open])")) return;
-    var save = form.querySelector("[data-answer-save]");
-    if (!save || save.disabled) return;
-    event.preventDefault();
-    // A click, so htmx sends it the same way as the button (and without
-    // htmx the browser submits the form with action=save).
-    save.click();
+    var form = activeForm(target);
+    var handled = false;
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      handled = Boolean(form) && press(form.querySelector("[data-answer-save]"));
+    } else if (event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey) {
+      // event.code: the key's place, whatever the layout (Option+D types "∂" on a Mac).
+      if (event.code === "KeyD") {
+        handled = Boolean(form) && press(form.querySelector("[data-answer-deny]"));
+      } else if (/^Digit[1-9]$/.test(event.code) && form) {
+        handled = chooseResend(form, parseInt(event.code.slice(5), 10) - 1);
+      }
+    } else if (event.key === "Escape" && !event.altKey && !event.ctrlKey && !event.metaKey) {
+      var confirmation = document.getElementById("answer-confirm-deny");
+      if (confirmation) {
+        handled = press(confirmation.querySelector("[data-answer-edit]"));
+      } else if (isField(target)) {
+        target.blur(); // out of the field: j/k and Esc act on the page again
+        handled = true;
+      } else if (form) {
+        handled = backToList();
+      }
+    } else if (event.key === "Enter" && !event.shiftKey && !event.altKey && form) {
+      // Enter in a one-line field would press the form's default button.
+      handled = isTextField(target) && target.tagName.toLowerCase() === "input" && form.contains(target);
+    }
+    if (handled) event.preventDefault();
+  });
+
+  // The live preview also re-checks the errors on screen: it is told which.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var form = event.detail && event.detail.elt;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-answer-form")) return;
+    var names = [];
+    form.querySelectorAll('[aria-invalid="true"][name]').forEach(function (field) {
+      if (names.indexOf(field.name) < 0) names.push(field.name);
+    });
+    var group = form.querySelector("#answer-form_error");
+    if (group && group.querySelector(".error")) names.push("__all__");
+    if (names.length) event.detail.parameters.set("shown_errors", names.join(" "));
+  });
+
+  // A slot refilled by the preview: the field's red border and aria-invalid follow it.
+  function syncErrors(form) {
+    form.querySelectorAll(".field-errors[id^='id_'][id$='_error']").forEach(function (slot) {
+      var failing = Boolean(slot.querySelector(".error"));
+      var control = document.getElementById(slot.id.replace(/_error$/, ""));
+      if (control && control !== slot) {
+        if (failing) control.setAttribute("aria-invalid", "true");
+        else control.removeAttribute("aria-invalid");
+        var wrapper = control.closest(".field");
+        if (wrapper) wrapper.classList.toggle("has-error", failing);
+      }
+    });
+  }
+
+  // Forms without a live preview (the resend question): a field's error goes as soon as it is changed.
+  function clearOwnError(event) {
+    var field = event.target;
+    if (!(field instanceof Element) || !field.id) return;
+    var form = field.closest("[data-answer-form]");
+    if (!form || form.hasAttribute("hx-post")) return;
+    var slotId = (field.type === "radio" ? field.name && "id_" + field.name : field.id) + "_error";
+    var slot = document.getElementById(slotId);
+    if (slot) slot.textContent = "";
+    form.querySelectorAll('[name="' + field.name + '"]').forEach(function (same) {
+      same.removeAttribute("aria-invalid");
+    });
+    var wrapper = field.closest(".field");
+    if (wrapper) wrapper.classList.remove("has-error");
+  }
+  document.addEventListener("change", clearOwnError);
+  document.addEventListener("input", clearOwnError);
+
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll("form[data-answer-form]").forEach(syncErrors);
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    enhance(document);
+    // After Save or "Not representation" came back (errors, a conflict, the
+    // denial's confirmation), the keyboard goes where the server marked with
+    // autofocus: htmx would otherwise put it back in the field that had it.
+    // (The live preview is requested by the form itself and must not move it.)
+    var config = event.detail && event.detail.requestConfig;
+    if (!config || !config.elt || config.elt.tagName !== "BUTTON") return;
+    var panel = document.getElementById("answer-panel");
+    var first = panel && panel.querySelector("[autofocus]");
+    if (first) first.focus();
   });
 
   function init() {
     enhance(document);
   }
-
-  document.addEventListener("htmx:afterSwap", function (event) {
-    enhance(document);
-    // After Save or "Not representation" came back with errors, a conflict
-    // or the denial's confirmation, put the keyboard where the user has to look. (The live
-    // preview is requested by the form itself and must not move the focus.)
-    var config = event.detail && event.detail.requestConfig;
-    if (!config || !config.elt || config.elt.tagName !== "BUTTON") return;
-    var panel = document.getElementById("answer-panel");
-    if (!panel) return;
-    // A denial waiting for confirmation: the question itself, not its
-    // destructive button, so a stray Enter cannot confirm it.
-    var first =
-      panel.querySelector('[aria-invalid="true"]') ||
-      panel.querySelector("#answer-conflict, #answer-form_error, #answer-confirm-deny");
-    if (!first) return;
-    if (!first.matches("input, textarea, select, button")) first.setAttribute("tabindex", "-1");
-    first.focus();
-  });
 
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", init);

@@ -275,7 +275,7 @@ def test_a_white_space_name_gets_a_message_under_that_name(bookkeeper_client):
     data = representation_post([("Anna", ""), ("   ", "Volvo")], purpose="Möte")
     response = bookkeeper_client.post(answer_url(item), data, **HTMX)
     page = Page(response.content.decode())
-    assert "white space alone is not a name" in page.text("id_participants-1-name_error")
+    assert "alone are not a name" in page.text("id_participants-1-name_error")
     assert not page.has("id_participants-0-name_error")
     assert "representation" not in stored(item)
 
@@ -471,21 +471,24 @@ def test_an_htmx_save_redirects_the_browser_to_the_next_item_needing_an_answer(b
     assert response["HX-Redirect"] == reverse("item_detail", args=[second.pk]) + "?" + query
 
 
-def test_after_the_last_answer_the_list_is_next_with_a_success_message(bookkeeper_client):
+def test_after_the_last_answer_the_bookkeepers_queue_says_it_is_empty(bookkeeper_client, bookkeeper):
     item = moved_item("context")
+    # Opened from nowhere (no list query): the list is the bookkeeper's own queue.
     response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"}, follow=True)
-    assert response.redirect_chain[-1][0] == reverse("inbox")
-    assert "Answer saved." in response.content.decode()
+    assert response.redirect_chain[-1][0] == "/?state=needs_answer&sort=queue"
+    html = response.content.decode()
+    assert "Answer saved." in html
+    assert "The queue is empty: nothing else in this list is waiting for an answer." in html
 
 
-def test_with_nothing_left_in_the_filter_the_oldest_waiting_question_is_next(bookkeeper_client):
+def test_at_the_end_of_a_filtered_queue_no_item_outside_the_filter_is_opened(bookkeeper_client):
     item = moved_item("context")
-    other = moved_item("resend")
-    # A filter the other item does not match: only the context questions.
+    moved_item("resend")  # waiting too, but not in the list the bookkeeper chose
     response = bookkeeper_client.post(
-        answer_url(item), {"question": "context", "text": "Taxi", "list_query": "type=context"}
+        answer_url(item), {"question": "context", "text": "Taxi", "list_query": "type=context"}, follow=True
     )
-    assert response["Location"] == reverse("item_detail", args=[other.pk]) + "?type=context"
+    assert response.redirect_chain[-1][0] == reverse("inbox") + "?type=context"
+    assert "The queue is empty" in response.content.decode()
 
 
 # --- Conflicts --------------------------------------------------------------------------------------
