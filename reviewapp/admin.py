@@ -12,7 +12,6 @@ not in this admin at all (the company filter only reads their names).
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -23,9 +22,18 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import inbox, states
+from reviewapp import access, inbox, previews, roles, states
 from reviewapp.bookkeeping.models import Company
-from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, IndexedItem
+from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, GoldenCaseChange, IndexedItem
+from reviewapp.rendering_caps import (
+    HUMAN_TEXT_MAX_CHARS,
+    PROBLEM_MAX_CHARS,
+    PROBLEMS_MAX,
+    RAW_JSON_MAX_CHARS,
+    SHORT_TEXT_MAX_CHARS,
+    capped_json,
+    capped_text,
+)
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -65,7 +73,11 @@ class CompanyFilter(admin.SimpleListFilter):
     parameter_name = "company"
 
     def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin[Any]) -> list[tuple[str, Any]]:
-        return [(str(pk), name) for pk, name in Company.objects.order_by("name", "id").values_list("id", "name")]
+        companies = Company.objects.order_by("name", "id")
+        visible = access.company_ids(request.user)
+        if visible is not None:
+            companies = companies.filter(id__in=visible)  # not even the names of the others
+        return [(str(pk), name) for pk, name in companies.values_list("id", "name")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         try:
@@ -75,15 +87,42 @@ class CompanyFilter(admin.SimpleListFilter):
         return queryset.filter(company_id=company_id)
 
 
-def _pretty_json(value: object) -> str:
-    return format_html('<pre class="readonly-json">{}</pre>', json.dumps(value, indent=2, ensure_ascii=False))
+def _pretty_json(value: object, *, max_chars: int = RAW_JSON_MAX_CHARS) -> str:
+    """Indented JSON, capped like the item page's (``reviewapp.rendering_caps``), saying when it was cut."""
+    shown = capped_json(value, max_chars=max_chars)
+    if not shown.truncated:
+        return format_html('<pre class="readonly-json">{}</pre>', shown.text)
+    note = _("Showing the first %(shown)s of %(total)s characters.") % {
+        "shown": f"{len(shown.text):,}",
+        "total": f"{shown.original_chars:,}",
+    }
+    return format_html('<pre class="readonly-json">{}</pre><p class="help">{}</p>', shown.text, note)
+
+
+def _cut(value: str | None, max_chars: int) -> str:
+    """A stored text cut to ``max_chars``, with "…" when something was cut."""
+    if not value:
+        return "—"
+    shown = capped_text(value, max_chars=max_chars)
+    return shown.text + "…" if shown.truncated else shown.text
+
+
+def _short(value: str | None) -> str:
+    """A stored name for a list cell: cut, so a 400 000-character supplier cannot fill the page."""
+    return _cut(value, SHORT_TEXT_MAX_CHARS)
 
 
 @admin.register(IndexedItem)
 class IndexedItemAdmin(admin.ModelAdmin):
-    """The list's read model, never an editor: every column is derived from accounted's row."""
+    """The list's read model, never an editor: every column is derived from accounted's row.
 
-    list_display = ("created_at", "company_name", "supplier", "total_amount", "state_labels", "open_question_type")
+    A staff user without the all-companies permission sees the items of their
+    assigned companies only (``reviewapp.access``), in the changelist, its
+    search and counts, and the change page (another company's item is "not
+    found", as in the app).
+    """
+
+    list_display = ("created_at", "company", "supplier", "total_amount", "state_labels", "open_question_type")
     list_filter = (StateFilter, QuestionTypeFilter, CompanyFilter)
     search_fields = ("search_text",)
     # A filtered page counts its own rows only: no second COUNT(*) over the
@@ -94,7 +133,7 @@ class IndexedItemAdmin(admin.ModelAdmin):
         "id",
         "item_page",
         "company_id",
-        "company_name",
+        "company",
         "created_at",
         "source_updated_at",
         "supplier",
@@ -105,12 +144,17 @@ class IndexedItemAdmin(admin.ModelAdmin):
         "state_labels",
         "open_question_type",
         "open_question_asked_at",
-        "malformed_reason",
+        "malformed",
         "summary_json",
-        "search_text",
+        "search_words",
         "indexed_at",
     )
     readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[IndexedItem]:
+        items = super().get_queryset(request)
+        visible = access.company_ids(request.user)
+        return items if visible is None else items.filter(company_id__in=visible)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -133,7 +177,11 @@ class IndexedItemAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("supplier"))
     def supplier(self, item: IndexedItem) -> str:
-        return item.supplier_name or "—"
+        return _short(item.supplier_name)
+
+    @admin.display(description=_("company"), ordering="company_name")
+    def company(self, item: IndexedItem) -> str:
+        return _short(item.company_name)
 
     @admin.display(description=_("total"))
     def total_amount(self, item: IndexedItem) -> str:
@@ -152,16 +200,44 @@ class IndexedItemAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("summary"))
     def summary_json(self, item: IndexedItem) -> str:
+        # clarifications' summary (what the list's API shows everyone), not the raw channel_context.
         return _pretty_json(item.summary)
+
+    @admin.display(description=_("why malformed"))
+    def malformed(self, item: IndexedItem) -> str:
+        return _cut(item.malformed_reason, PROBLEMS_MAX * PROBLEM_MAX_CHARS)
+
+    @admin.display(description=_("search words"))
+    def search_words(self, item: IndexedItem) -> str:
+        # Every name, purpose and note of the row: as long as they are, so cut.
+        return _cut(item.search_text, HUMAN_TEXT_MAX_CHARS)
 
 
 @admin.register(ClarificationEvent)
 class ClarificationEventAdmin(admin.ModelAdmin):
-    """The audit trail: visible, never added, changed or deleted by hand."""
+    """The audit trail: visible, never added, changed or deleted by hand.
+
+    An answer's payload holds the whole ``channel_context`` before and after
+    it: raw JSON, which the app and the API show only with
+    ``view_raw_context``. The admin follows the same rule, per request.
+    """
 
     list_display = ("occurred_at", "event_type", "question_type", "channel", "actor_label", "item_id")
     list_filter = ("event_type", "channel", "question_type")
     raw_id_fields = ("actor",)
+    _shown = ("item_id", "event_type", "question_type", "channel", "actor", "actor_label", "occurred_at")
+
+    def get_fields(self, request: HttpRequest, obj: ClarificationEvent | None = None) -> tuple[str, ...]:
+        raw = ("payload_json",) if request.user.has_perm(roles.VIEW_RAW) else ()
+        return (*self._shown, *raw)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ClarificationEvent | None = None) -> tuple[str, ...]:
+        # Every field: the trail is never edited (and the change view is read-only anyway).
+        return self.get_fields(request, obj)
+
+    @admin.display(description=_("payload"))
+    def payload_json(self, event: ClarificationEvent) -> str:
+        return _pretty_json(event.payload)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -192,6 +268,40 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 @admin.register(GoldenCase)
 class GoldenCaseAdmin(admin.ModelAdmin):
-    list_display = ("name", "created_by", "created_at")
+    """Cases are maintained on /preview/cases/ (accept, rename, tags, delete: each logged).
+
+    Here the expected output is read-only, so it only changes through
+    "accept the current output"; a rename, new tags or a deletion made here
+    is logged like one made there.
+    """
+
+    list_display = ("name", "tags", "source_item_id", "created_by", "created_at")
     search_fields = ("name",)
-    readonly_fields = ("created_by", "created_at")
+    readonly_fields = ("expected", "source_item_id", "created_by", "created_at")
+
+    def save_model(self, request: HttpRequest, obj: GoldenCase, form: Any, change: bool) -> None:
+        stored = GoldenCase.objects.filter(pk=obj.pk).values_list("name", "tags").first() if change else None
+        super().save_model(request, obj, form, change)
+        if stored is None:
+            return
+        for kind, old, new in (
+            (GoldenCaseChange.Kind.RENAMED, stored[0], obj.name),
+            (GoldenCaseChange.Kind.TAGGED, stored[1], obj.tags),
+        ):
+            if old != new:
+                GoldenCaseChange.objects.create(
+                    case=obj,
+                    case_name=obj.name,
+                    kind=kind,
+                    old=old,
+                    new=new,
+                    changed_by_id=request.user.pk,
+                    changed_by_label=request.user.get_username(),
+                )
+
+    def delete_model(self, request: HttpRequest, obj: GoldenCase) -> None:
+        previews.delete_case(obj.pk, user=request.user)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[GoldenCase]) -> None:
+        for pk in queryset.values_list("pk", flat=True):
+            previews.delete_case(pk, user=request.user)

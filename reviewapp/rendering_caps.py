@@ -148,9 +148,7 @@ _CHUNK: Final = 64 * 1024
 _END: Final = object()
 
 
-def capped_json(
-    value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: int = JSON_INDENT_DEPTH
-) -> CappedText:
+def capped_json(value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: int = JSON_INDENT_DEPTH) -> CappedText:
     """``value`` as JSON text, indented for ``max_depth`` levels, cut at ``max_chars``.
 
     Containers at depth ``max_depth`` and below are written on one line, as
@@ -203,7 +201,7 @@ def _pieces(root: Any, max_depth: int) -> Iterator[str]:
             yield from _scalar(value)
         while stack:
             members, is_object, level, first = stack[-1]
-            member = next(members, _END)
+            member: Any = next(members, _END)
             indented = level < max_depth
             if member is _END:
                 stack.pop()

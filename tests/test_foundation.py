@@ -42,9 +42,19 @@ def test_envlist_splits_and_trims(monkeypatch):
     assert app_settings.envlist("X_HOSTS", []) == ["a.example", "b.example"]
 
 
+# Two PostgreSQL URLs that are never connected to: importing the settings only parses them.
+REVIEW_URL = "postgres://postgres@127.0.0.1:5432/review"
+BOOKKEEPING_URL = "postgres://postgres@127.0.0.1:5432/bookkeeping"
+_SETTINGS_ENV = {"SECRET_KEY", "DEBUG", "DATABASE_URL", "BOOKKEEPING_DATABASE_URL", "EMBEDDED_POSTGRES"}
+
+
 def _load_settings(monkeypatch, code: str = "", **env: str) -> subprocess.CompletedProcess[str]:
-    """Import settings.py in a fresh interpreter with ``env`` (run ``code`` after it)."""
-    full_env = {k: v for k, v in os.environ.items() if k not in {"SECRET_KEY", "DEBUG", "DATABASE_URL"}}
+    """Import settings.py in a fresh interpreter with ``env`` (run ``code`` after it).
+
+    Neither database URL is inherited, and the embedded server is never
+    started: a test that needs the databases configured passes both URLs.
+    """
+    full_env = {k: v for k, v in os.environ.items() if k not in _SETTINGS_ENV}
     full_env.update(env)
     return subprocess.run(
         [sys.executable, "-c", "import reviewapp.settings as s\n" + code],
@@ -56,22 +66,50 @@ def _load_settings(monkeypatch, code: str = "", **env: str) -> subprocess.Comple
 
 
 def test_production_refuses_to_start_without_a_secret_key(monkeypatch):
-    assert _load_settings(monkeypatch, DEBUG="0").returncode != 0
+    result = _load_settings(monkeypatch, DEBUG="0", DATABASE_URL=REVIEW_URL, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
 
 
 def test_debug_starts_with_the_development_key(monkeypatch):
-    assert _load_settings(monkeypatch, DEBUG="1").returncode == 0
+    show = "print(s.SECRET_KEY.startswith('django-insecure-'))"
+    result = _load_settings(
+        monkeypatch, show, DEBUG="1", DATABASE_URL=REVIEW_URL, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "True"
 
 
-def test_database_url_selects_postgresql(monkeypatch):
-    show = "db = s.DATABASES['default']; print(db['ENGINE'], db['NAME'], db['HOST'])"
-    result = _load_settings(monkeypatch, show, DEBUG="1", DATABASE_URL="postgres://postgres@127.0.0.1:5432/review")
-    assert result.stdout.split() == ["django.db.backends.postgresql", "review", "127.0.0.1"]
+def test_the_two_database_urls_select_the_apps_and_accounteds_postgresql(monkeypatch):
+    show = "for a in ('default', 'bookkeeping'): d = s.DATABASES[a]; print(a, d['ENGINE'], d['NAME'], d['HOST'])"
+    result = _load_settings(
+        monkeypatch, show, DEBUG="1", DATABASE_URL=REVIEW_URL, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL
+    )
+    assert result.stdout.splitlines() == [
+        "default django.db.backends.postgresql review 127.0.0.1",
+        "bookkeeping django.db.backends.postgresql bookkeeping 127.0.0.1",
+    ]
 
 
-def test_without_database_url_the_app_uses_an_sqlite_file_in_the_project(monkeypatch):
-    result = _load_settings(monkeypatch, "print(s.DATABASES['default']['NAME'])", DEBUG="1")
-    assert result.stdout.strip() == str(Path(app_settings.BASE_DIR) / "db.sqlite3")
+@pytest.mark.parametrize("which", ["DATABASE_URL", "BOOKKEEPING_DATABASE_URL"])
+def test_one_database_url_without_the_other_is_refused(monkeypatch, which):
+    result = _load_settings(monkeypatch, DEBUG="1", **{which: REVIEW_URL})
+    assert result.returncode != 0
+    assert "Set both DATABASE_URL" in result.stderr
+
+
+def test_production_without_database_urls_refuses_to_start(monkeypatch):
+    # SQLite is gone; without URLs only the embedded server would do, and production must not guess.
+    result = _load_settings(monkeypatch, DEBUG="0", SECRET_KEY="x" * 60)
+    assert result.returncode != 0
+    assert "DATABASE_URL and BOOKKEEPING_DATABASE_URL must be set" in result.stderr
+
+
+def test_a_database_that_is_not_postgresql_is_refused(monkeypatch):
+    sqlite = f"sqlite:///{Path(app_settings.BASE_DIR) / 'db.sqlite3'}"
+    result = _load_settings(monkeypatch, DEBUG="1", DATABASE_URL=sqlite, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL)
+    assert result.returncode != 0
+    assert "Both databases must be PostgreSQL" in result.stderr
 
 
 @pytest.mark.django_db
@@ -90,7 +128,8 @@ def test_each_role_holds_exactly_its_capabilities(role, may_answer, may_see_raw,
     assert user.has_perm("reviewapp.view_raw_context") is may_see_raw
     assert user.has_perm("reviewapp.use_preview") is may_preview
     assert user.has_perm("reviewapp.add_goldencase") is may_save_golden
-    assert not user.has_perm("reviewapp.change_inboxitem")
+    assert not user.has_perm("reviewapp.change_indexeditem")
+    assert not user.has_perm("reviewapp.change_clarificationevent")
 
 
 @pytest.mark.django_db

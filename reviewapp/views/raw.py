@@ -17,21 +17,26 @@ from django.db import connections
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_safe
 
-from reviewapp import roles
+from reviewapp import access, roles
 from reviewapp.routers import BOOKKEEPING_DB
 
 # The jsonb columns that may be downloaded, each with its query (a column
 # name cannot be a query parameter).
 _QUERIES: Final = {
-    "channel_context": "SELECT channel_context::text FROM public.invoice_inbox_items WHERE id = %s",
-    "extracted_data": "SELECT extracted_data::text FROM public.invoice_inbox_items WHERE id = %s",
+    "channel_context": "SELECT company_id, channel_context::text FROM public.invoice_inbox_items WHERE id = %s",
+    "extracted_data": "SELECT company_id, extracted_data::text FROM public.invoice_inbox_items WHERE id = %s",
 }
 COLUMNS: Final = tuple(_QUERIES)
 _CHUNK: Final = 64 * 1024
 
 
-def _stored_text(item_id: uuid.UUID, column: str) -> str | None:
-    """The column as PostgreSQL prints it; Http404 when there is no such item or column."""
+def _stored_text(request: HttpRequest, item_id: uuid.UUID, column: str) -> str | None:
+    """The column as PostgreSQL prints it.
+
+    Http404 when there is no such column, no such item, or the item is of a
+    company the user may not see (``reviewapp.access``: the same answer as a
+    missing item, so the id says nothing).
+    """
     query = _QUERIES.get(column)
     if query is None:
         raise Http404("No such column")
@@ -40,7 +45,9 @@ def _stored_text(item_id: uuid.UUID, column: str) -> str | None:
         row = cursor.fetchone()
     if row is None:
         raise Http404("No such item")
-    return row[0]
+    company_id, text = row
+    access.require(request.user, company_id)
+    return text
 
 
 def _chunks(text: str) -> Iterator[bytes]:
@@ -53,7 +60,7 @@ def _chunks(text: str) -> Iterator[bytes]:
 @permission_required(roles.VIEW_RAW, raise_exception=True)
 def item_raw(request: HttpRequest, item_id: uuid.UUID, column: str) -> StreamingHttpResponse:
     """``GET /items/<id>/raw/<column>/``: the stored value as an ``application/json`` download."""
-    text = _stored_text(item_id, column)
+    text = _stored_text(request, item_id, column)
     if text is None:
         # SQL NULL: nothing is stored, which is not a JSON document either.
         raise Http404("Nothing stored")

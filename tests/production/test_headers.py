@@ -87,6 +87,9 @@ def test_production_settings_redirect_to_https_by_default(monkeypatch):
         "DEBUG": "0",
         "SECRET_KEY": "x" * 60,
         "ALLOWED_HOSTS": "review.example.com",
+        # Parsed, never connected to.
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/review",
+        "BOOKKEEPING_DATABASE_URL": "postgres://postgres@127.0.0.1:5432/bookkeeping",
     }
     code = "import reviewapp.settings as s; print(s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE)"
     out = subprocess.run(

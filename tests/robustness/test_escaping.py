@@ -9,8 +9,7 @@ from django.urls import reverse
 
 from reviewapp import previews
 from reviewapp.models import GoldenCase
-from tests import factories
-from tests.robustness.conftest import lenient, moved
+from tests.robustness.conftest import lenient, moved, staff_superuser, store_raw
 
 SCRIPT = "<script>alert(1)</script>"
 IMG = '"><img src=x onerror=alert(2)>'
@@ -36,9 +35,8 @@ def hostile_item(db):  # type: ignore[no-untyped-def]
         },
         **{SCRIPT: IMG},
     )
-    item.extracted_data = {"supplier": {"name": SCRIPT + IMG}, "invoice": {"currency": IMG}, "totals": {"total": 5}}
-    item.save()
-    return item
+    extracted = {"supplier": {"name": SCRIPT + IMG}, "invoice": {"currency": IMG}, "totals": {"total": 5}}
+    return store_raw(item, extracted_data=extracted)
 
 
 def test_hostile_text_is_escaped_on_the_list_and_the_item_pages(hostile_item, bookkeeper, support) -> None:  # type: ignore[no-untyped-def]
@@ -50,6 +48,7 @@ def test_hostile_text_is_escaped_on_the_list_and_the_item_pages(hostile_item, bo
         "item": keeper.get(reverse("item_detail", args=[hostile_item.pk])),
         "answer": keeper.get(reverse("item_answer", args=[hostile_item.pk])),
         "item for support": lenient(support).get(reverse("item_detail", args=[hostile_item.pk])),
+        "item htmx": keeper.get(reverse("item_detail", args=[hostile_item.pk]), headers={"HX-Request": "true"}),
     }
     for name, response in pages.items():
         assert response.status_code == 200, name
@@ -79,14 +78,28 @@ def test_hostile_text_in_a_posted_answer_is_escaped_in_the_form_and_its_preview(
         response = client.post(url, data, headers=headers)
         assert response.status_code == 200
         _assert_escaped(response.content.decode())
+        # Escaped, not dropped: what was typed is shown back.
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in response.content.decode()
+
+
+def test_the_item_api_and_the_raw_download_are_json_not_html(hostile_item, support) -> None:  # type: ignore[no-untyped-def]
+    client = lenient(support)
+    api = client.get(reverse("api_item", args=[hostile_item.pk]))
+    assert api["Content-Type"] == "application/json"
+    assert api.json()["channel_context"]["caption"] == SCRIPT + IMG
+    raw = client.get(reverse("item_raw", args=[hostile_item.pk, "channel_context"]))
+    assert raw["Content-Type"] == "application/json"
+    assert raw["Content-Disposition"].startswith("attachment;")
+    assert raw["X-Content-Type-Options"] == "nosniff"
 
 
 def test_hostile_text_is_escaped_in_the_admin(hostile_item) -> None:  # type: ignore[no-untyped-def]
-    staff = lenient(factories.make_user(is_staff=True, is_superuser=True))
+    staff = lenient(staff_superuser())
     for url in (
-        reverse("admin:reviewapp_inboxitem_changelist"),
-        reverse("admin:reviewapp_inboxitem_changelist") + "?q=script",
-        reverse("admin:reviewapp_inboxitem_change", args=[hostile_item.pk]),
+        reverse("admin:reviewapp_indexeditem_changelist"),
+        reverse("admin:reviewapp_indexeditem_changelist") + "?q=script",
+        reverse("admin:reviewapp_indexeditem_change", args=[hostile_item.pk]),
+        reverse("admin:reviewapp_clarificationevent_changelist"),
     ):
         response = staff.get(url)
         assert response.status_code == 200
@@ -120,7 +133,7 @@ def test_hostile_golden_case_names_and_inputs_are_escaped_everywhere(qa) -> None
     # A case whose stored expectation no longer matches shows a diff: escape that too.
     GoldenCase.objects.filter(pk=case.pk).update(expected={"lines": [SCRIPT], "notes": IMG})
     client = lenient(qa)
-    staff = lenient(factories.make_user(is_staff=True, is_superuser=True))
+    staff = lenient(staff_superuser())
     for response in (
         client.get(reverse("golden_cases")),
         client.get(reverse("golden_cases") + "?status=fail"),

@@ -9,7 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp.models import ClarificationEvent, GoldenCase, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent, GoldenCase
 from tests import factories
 from tests.answers.test_answer_views import representation_post
 from tests.robustness.conftest import lenient, moved, snapshot
@@ -72,6 +73,8 @@ def test_read_only_pages_refuse_a_post_with_405(bookkeeper, qa) -> None:  # type
             reverse("item_detail", args=[item.pk]),
             reverse("api_items"),
             reverse("api_item", args=[item.pk]),
+            reverse("item_document", args=[item.pk]),
+            reverse("item_raw", args=[item.pk, "channel_context"]),
         )
     }
     statuses[reverse("golden_cases")] = lenient(qa).post(reverse("golden_cases")).status_code
@@ -108,7 +111,7 @@ def test_every_post_without_the_csrf_token_is_refused_and_writes_nothing(bookkee
 
 
 @pytest.mark.parametrize("role", ["support", "qa"])
-def test_support_and_qa_cannot_answer_by_any_route(role, request) -> None:  # type: ignore[no-untyped-def]
+def test_support_and_qa_cannot_answer_by_any_route(role, request, db) -> None:  # type: ignore[no-untyped-def]
     client = lenient(request.getfixturevalue(role))
     item = moved("context")
     before = snapshot(item)

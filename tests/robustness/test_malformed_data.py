@@ -1,4 +1,9 @@
-"""Whatever JSON another program stored, every page that shows the row answers (never a 500)."""
+"""Whatever JSON another program stored in accounted's row, every page that shows it answers (never a 500).
+
+The row is written with plain SQL on the bookkeeping database and indexed,
+as ``sync_index`` does a moment later; the list reads the read model, the
+item page, its API and the answer form read the live row.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +13,26 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.db import DataError, connections, transaction
 from django.urls import reverse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from reviewapp import index
+from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.test_answer_views import representation_post
-from tests.robustness.conftest import admin_urls, item_urls, lenient, moved, store_raw
+from tests.robustness.conftest import (
+    admin_urls,
+    item_urls,
+    lenient,
+    moved,
+    raw_urls,
+    snapshot,
+    store_raw,
+    store_text,
+    stored_text,
+)
 
 PENDING = {"type": "representation", "asked_at": "2026-08-01T09:00:00Z", "status": "moved_to_app"}
 
@@ -44,6 +62,19 @@ CHANNEL_CONTEXTS: dict[str, Any] = {
     "asked_at a number": {"pending_question": {**PENDING, "asked_at": 1e308}},
     "asked_at year 0": {"pending_question": {**PENDING, "asked_at": "0000-01-01T00:00:00Z"}},
     "asked_at out of range offset": {"pending_question": {**PENDING, "asked_at": "9999-12-31T23:59:59-23:59"}},
+    "asked_at the first instant": {"pending_question": {**PENDING, "asked_at": "0001-01-01T00:00:00.000Z"}},
+    "asked_at the last instant": {"pending_question": {**PENDING, "asked_at": "9999-12-31T23:59:59.999Z"}},
+    "asked_at 30 February": {"pending_question": {**PENDING, "asked_at": "2026-02-30T09:00:00.000Z"}},
+    "asked_at a leap second": {"pending_question": {**PENDING, "asked_at": "2016-12-31T23:59:60.000Z"}},
+    "asked_at JavaScript's last date": {"pending_question": {**PENDING, "asked_at": "+275760-09-13T00:00:00.000Z"}},
+    "answered_at the last instant": {
+        "representation": {
+            "participants": [{"name": "Anna"}],
+            "purpose": "möte",
+            "answered_at": "9999-12-31T23:59:59Z",
+        },
+        "context_answer": {"raw_answer": "fika", "answered_at": "0000-00-00T00:00:00Z"},
+    },
     "participants 10 000": {
         "pending_question": PENDING,
         "representation": {"participants": [{"name": f"P{i}", "company": "AB"} for i in range(10_000)]},
@@ -94,15 +125,90 @@ def test_every_page_shows_an_item_whatever_its_channel_context(key, bookkeeper, 
     item = store_raw(factories.make_item(), channel_context=CHANNEL_CONTEXTS[key])
     _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
     # Support sees the raw JSON, which the bookkeeper does not.
-    _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk])]))
+    support_urls = [reverse("item_detail", args=[item.pk]), reverse("api_item", args=[item.pk]), *raw_urls(item)]
+    _assert_no_server_error(_all_statuses(support, support_urls))
     _assert_no_server_error(_all_statuses(staff, admin_urls(item)))
 
 
 @pytest.mark.parametrize("key", EXTRACTED)
-def test_every_page_shows_an_item_whatever_its_extracted_data(key, bookkeeper, staff) -> None:  # type: ignore[no-untyped-def]
+def test_every_page_shows_an_item_whatever_its_extracted_data(key, bookkeeper, support, staff) -> None:  # type: ignore[no-untyped-def]
     item = store_raw(moved(), extracted_data=EXTRACTED[key])
     _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
+    _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk]), *raw_urls(item)]))
     _assert_no_server_error(_all_statuses(staff, admin_urls(item)))
+
+
+# JSON PostgreSQL's jsonb stores and Python's json cannot read.
+UNDECODABLE: dict[str, str] = {
+    "nested 10 000 deep": '{"channel": "whatsapp", "x": ' + '{"a": ' * 10_000 + "1" + "}" * 10_000 + "}",
+    "a 5 000-digit number": '{"channel": "whatsapp", "n": ' + "9" * 5_000 + "}",
+    "a negative 5 000-digit number": '{"totals": {"total": -' + "9" * 5_000 + "}}",
+}
+
+
+@pytest.mark.parametrize("column", ["channel_context", "extracted_data"])
+@pytest.mark.parametrize("key", UNDECODABLE)
+def test_every_page_shows_an_item_python_cannot_decode_and_the_download_has_it_all(
+    key, column, bookkeeper, support, staff
+) -> None:  # type: ignore[no-untyped-def]
+    item = moved()
+    store_text(item.pk, column, UNDECODABLE[key])
+    _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
+    _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk])]))
+    _assert_no_server_error(_all_statuses(staff, admin_urls(item)))
+    page = lenient(bookkeeper).get(reverse("item_detail", args=[item.pk])).content.decode()
+    assert "This record cannot be read" in page
+    download = lenient(support).get(reverse("item_raw", args=[item.pk, column]))
+    assert b"".join(download.streaming_content).decode() == stored_text(item.pk, column)
+
+
+def test_an_answer_to_an_item_python_cannot_decode_is_refused_and_writes_nothing(bookkeeper) -> None:  # type: ignore[no-untyped-def]
+    item = moved("context")
+    store_text(item.pk, "channel_context", UNDECODABLE["a 5 000-digit number"])
+    before = snapshot(item)
+    client = lenient(bookkeeper)
+    form = client.post(
+        reverse("item_answer", args=[item.pk]), {"question": "context", "text": "Fika", "action": "save"}
+    )
+    api = client.post(
+        reverse("api_item_answer", args=[item.pk]),
+        '{"question": "context", "text": "Fika"}',
+        content_type="application/json",
+    )
+    assert 400 <= form.status_code < 500
+    assert 400 <= api.status_code < 500
+    assert api.json()["error"]
+    assert snapshot(item) == before
+
+
+# Calendar edges in accounted's own timestamp columns (timestamptz), not only in the JSON.
+ROW_TIMES = [
+    pytest.param("0001-01-01 00:00:00+00", id="the first day"),
+    pytest.param(
+        "9999-12-31 23:59:59+00",
+        id="the last second Python can hold",
+        marks=pytest.mark.xfail(
+            strict=True,
+            reason=(
+                "500 (OverflowError: date value out of range) on the list (templates/inbox/list.html, engineer A) "
+                "and the item page (templates/items/detail.html, engineer B): {{ created_at|date }} localises "
+                "9999-12-31 23:59 UTC to Europe/Stockholm, year 10000. Fix: a date filter with "
+                "expects_localtime=False that falls back to UTC on OverflowError, used for row timestamps."
+            ),
+        ),
+    ),
+    pytest.param("2024-02-29 23:30:00+00", id="29 February"),
+]
+
+
+@pytest.mark.parametrize("created_at", ROW_TIMES)
+def test_every_page_shows_an_item_received_at_a_calendar_edge(created_at, bookkeeper, support) -> None:  # type: ignore[no-untyped-def]
+    item = moved("context")
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("UPDATE public.invoice_inbox_items SET created_at = %s WHERE id = %s", [created_at, item.pk])
+    index.index_items([item.pk])
+    _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
+    _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk])]))
 
 
 @pytest.mark.parametrize("key", ["type absurdly long", "string", "list", "null"])
@@ -189,11 +295,11 @@ def _utf8_encodable(text: str) -> bool:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ctx=st.one_of(_json, _shaped))
-def test_any_stored_json_leaves_the_list_item_page_and_api_working(bookkeeper, support, on_sqlite, ctx) -> None:  # type: ignore[no-untyped-def]
+def test_any_stored_json_leaves_the_list_item_page_and_api_working(bookkeeper, support, ctx) -> None:  # type: ignore[no-untyped-def]
     text = json.dumps(ctx, ensure_ascii=False)
     # NaN is not JSON and no JSON column can hold it; jsonb refuses NUL and lone surrogates.
     assume("NaN" not in text and "Infinity" not in text)
-    assume(on_sqlite or ("\\u0000" not in text and _utf8_encodable(text)))
+    assume("\\u0000" not in text and _utf8_encodable(text))
     item = store_raw(factories.make_item(), channel_context=ctx)
     urls = [
         reverse("inbox") + "?q=a",
@@ -215,29 +321,72 @@ def test_the_answer_form_prefills_at_most_100_of_10_000_stored_participants(book
     assert 'value="P100"' not in html
 
 
-# SQLite stores JSON as text, so another program can leave what PostgreSQL's jsonb refuses.
-SQLITE_ONLY: dict[str, Any] = {
-    "NUL in a participant's name": {
-        "pending_question": PENDING,
-        "representation": {"participants": [{"name": "An\x00na", "company": "A\x00B"}], "purpose": "m\x00öte"},
-    },
-    "lone surrogate in the purpose": {
-        "pending_question": PENDING,
-        "representation": {"participants": [{"name": "Anna\ud800"}], "purpose": "möte \udfff"},
-        "user_note": "\ud83d",
-    },
-    "lone surrogate as a key": {"\ud800": "x", "pending_question": {**PENDING, "type": "\udc00"}},
+# PostgreSQL's jsonb refuses NUL (\u0000) and lone surrogates on the way in, so
+# no stored row can hold one (the SQLite-era tests showed such rows on every
+# page). What is tested instead: the database refuses them, and the app's own
+# writes (the answer form and API) refuse them first with a message.
+REFUSED_BY_JSONB: dict[str, str] = {
+    "NUL in a participant's name": '{"representation": {"participants": [{"name": "An\\u0000na"}]}}',
+    "lone surrogate in the purpose": '{"representation": {"purpose": "möte \\udfff"}}',
+    "lone surrogate as a key": '{"\\ud800": "x"}',
 }
 
 
-@pytest.mark.parametrize("key", SQLITE_ONLY)
-def test_every_page_shows_an_item_with_nul_or_half_a_surrogate_stored(
-    key, bookkeeper, support, staff, on_sqlite
-) -> None:  # type: ignore[no-untyped-def]
-    if not on_sqlite:
-        pytest.skip("PostgreSQL's jsonb cannot hold NUL or lone surrogates")
-    item = store_raw(factories.make_item(), channel_context=SQLITE_ONLY[key])
-    _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
-    _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk])]))
-    _assert_no_server_error(_all_statuses(staff, admin_urls(item)))
-    call_command("export_items", stdout=io.StringIO(), stderr=io.StringIO())
+@pytest.mark.parametrize("key", REFUSED_BY_JSONB)
+def test_postgresql_refuses_to_store_nul_or_half_a_surrogate(key, db) -> None:  # type: ignore[no-untyped-def]
+    item = moved()
+    before = stored_text(item.pk, "channel_context")
+    with pytest.raises(DataError), transaction.atomic(using=BOOKKEEPING_DB):
+        store_text(item.pk, "channel_context", REFUSED_BY_JSONB[key])
+    assert stored_text(item.pk, "channel_context") == before
+
+
+FORM_NUL = {
+    "a participant's name": representation_post([("An\x00na", "")], purpose="Kundmöte"),
+    "a participant's company": representation_post([("Anna", "Kund\x00AB")], purpose="Kundmöte"),
+    "the purpose": representation_post([("Anna", "")], purpose="Kund\x00möte"),
+}
+
+
+@pytest.mark.parametrize("key", FORM_NUL)
+def test_a_nul_typed_into_the_answer_form_is_a_message_and_nothing_is_written(key, bookkeeper) -> None:  # type: ignore[no-untyped-def]
+    item = moved("representation")
+    before = snapshot(item)
+    response = lenient(bookkeeper).post(reverse("item_answer", args=[item.pk]), FORM_NUL[key])
+    assert response.status_code == 200
+    assert "Null characters are not allowed." in response.content.decode()
+    assert snapshot(item) == before
+
+
+API_REFUSED = {
+    "NUL in the text": ('{"question": "context", "text": "Fika\\u0000"}', "context", "U+0000"),
+    "lone surrogate in the text": ('{"question": "context", "text": "Fika \\ud83d"}', "context", "U+D83D"),
+    "NUL in a name": (
+        '{"question": "representation", "participants": [{"name": "An\\u0000na"}], "purpose": "Möte"}',
+        "representation",
+        "U+0000",
+    ),
+    "lone surrogate in the purpose": (
+        '{"question": "representation", "participants": [{"name": "Anna"}], "purpose": "M\\udfffte"}',
+        "representation",
+        "U+DFFF",
+    ),
+    "lone surrogate in the raw answer": (
+        '{"question": "context", "text": "Fika", "raw_answer": "\\ud800"}',
+        "context",
+        "U+D800",
+    ),
+}
+
+
+@pytest.mark.parametrize("key", API_REFUSED)
+def test_nul_or_half_a_surrogate_sent_to_the_answer_api_is_a_400_naming_the_character(key, bookkeeper) -> None:  # type: ignore[no-untyped-def]
+    body, question, code = API_REFUSED[key]
+    item = moved(question)
+    before = snapshot(item)
+    response = lenient(bookkeeper).post(
+        reverse("api_item_answer", args=[item.pk]), body, content_type="application/json"
+    )
+    assert response.status_code == 400
+    assert code in json.dumps(response.json()["errors"])
+    assert snapshot(item) == before

@@ -79,10 +79,11 @@ def test_the_list_the_api_and_the_item_page_answer_any_query_string(query, liste
 @pytest.mark.parametrize(
     "query", [*GARBAGE, "o=99", "o=-1.x", "p=abc", "p=99999999", "all=", "_changelist_filters=%00"]
 )
-def test_the_admin_changelist_answers_any_query_string(query, listed) -> None:  # type: ignore[no-untyped-def]
-    staff = factories.make_user(is_staff=True, is_superuser=True)
-    response = lenient(staff).get(f"{reverse('admin:reviewapp_inboxitem_changelist')}?{query}")
-    assert response.status_code < 500
+def test_the_admin_changelists_answer_any_query_string(query, listed) -> None:  # type: ignore[no-untyped-def]
+    client = lenient(factories.make_user(is_staff=True, is_superuser=True))
+    for changelist in ("indexeditem", "clarificationevent", "goldencase", "apitoken"):
+        response = client.get(f"{reverse(f'admin:reviewapp_{changelist}_changelist')}?{query}")
+        assert response.status_code < 500, changelist
 
 
 def test_an_unknown_state_is_named_as_an_error_and_the_list_still_shows_every_item(listed, bookkeeper) -> None:  # type: ignore[no-untyped-def]
