@@ -23,8 +23,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import access, inbox, previews, roles, states
+from reviewapp.admin_forms import GoldenCaseAdminForm
 from reviewapp.bookkeeping.models import Company
 from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, GoldenCaseChange, IndexedItem
+from reviewapp.previews.rendering import render
 from reviewapp.rendering_caps import (
     HUMAN_TEXT_MAX_CHARS,
     PROBLEM_MAX_CHARS,
@@ -275,12 +277,17 @@ class GoldenCaseAdmin(admin.ModelAdmin):
     is logged like one made there.
     """
 
+    form = GoldenCaseAdminForm
     list_display = ("name", "tags", "source_item_id", "created_by", "created_at")
     search_fields = ("name",)
     readonly_fields = ("expected", "source_item_id", "created_by", "created_at")
 
     def save_model(self, request: HttpRequest, obj: GoldenCase, form: Any, change: bool) -> None:
         stored = GoldenCase.objects.filter(pk=obj.pk).values_list("name", "tags").first() if change else None
+        if not change:
+            # A new case expects what its input renders to now, as one saved from the preview does.
+            obj.expected = render(obj.input)
+            obj.created_by_id = request.user.pk
         super().save_model(request, obj, form, change)
         if stored is None:
             return

@@ -41,6 +41,7 @@ from django.utils import timezone
 from reviewapp import states
 from reviewapp.bookkeeping.models import InboxItem, Undecodable, decode_json
 from reviewapp.models import ClarificationEvent, IndexedItem, SyncState
+from reviewapp.rendering_caps import SHORT_TEXT_MAX_CHARS
 from reviewapp.routers import BOOKKEEPING_DB
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,11 @@ def _extracted(data: Any, *path: str) -> Any:
     return data
 
 
+def _capped(text: str | None) -> str | None:
+    # A list row shows a name, not a stored 400 000-character string.
+    return text[:SHORT_TEXT_MAX_CHARS] if text else text
+
+
 def _is_amount(value: Any) -> bool:
     # 1e400 is valid JSON for PostgreSQL and infinity for Python: not an amount.
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -130,10 +136,10 @@ def index_values(row: Sequence[Any]) -> dict[str, Any]:
     return {
         "id": str(item_id),
         "company_id": str(company_id),
-        "company_name": company_name,
+        "company_name": _capped(company_name),
         "created_at": created_at.isoformat(),
         "source_updated_at": updated_at.isoformat(),
-        "supplier_name": _text(_extracted(data, "supplier", "name")),
+        "supplier_name": _capped(_text(_extracted(data, "supplier", "name"))),
         "total": total if _is_amount(total) else None,
         "currency": currency if isinstance(currency, str) and currency else "SEK",
         "document_id": str(ids[0]) if ids[0] else None,

@@ -10,6 +10,7 @@ disagree about what the human said.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -197,6 +198,20 @@ def undecodable_reason(channel_context: object, extracted_data: object) -> str:
     return "; ".join(reasons)
 
 
+# A list row carries its summary (the list API's "summary") and is found by
+# its search text; neither may grow with a stored 400 000-character purpose.
+SEARCH_TEXT_MAX_CHARS: Final = 20_000
+SUMMARY_MAX_CHARS: Final = 20_000
+
+
+def _bounded_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The summary, or a marker saying it is too big to list (the item page has it whole)."""
+    if summary is None:
+        return None
+    size = len(json.dumps(summary, ensure_ascii=False))
+    return summary if size <= SUMMARY_MAX_CHARS else {"truncated": True, "chars": size}
+
+
 def compute(channel_context: object, extracted_data: object = None, *, booked: bool = False) -> ItemStates:
     """The state columns for one row's channel_context, extracted_data and booking."""
     unreadable = undecodable_reason(channel_context, extracted_data)
@@ -221,7 +236,7 @@ def compute(channel_context: object, extracted_data: object = None, *, booked: b
         states=found,
         open_question_type=question_type,
         open_question_asked_at=asked_at,
-        search_text=search_text_of(channel_context, extracted_data),
-        summary=analysis.summary.to_json() if analysis.summary is not None else None,
+        search_text=search_text_of(channel_context, extracted_data)[:SEARCH_TEXT_MAX_CHARS],
+        summary=_bounded_summary(analysis.summary.to_json() if analysis.summary is not None else None),
         malformed_reason=unreadable or "; ".join(analysis.problems),
     )

@@ -81,25 +81,9 @@ ODD_JSON = {
     "lone surrogate": '{"channel_context": {"user_note": "half \\ud83d"}}',
 }
 
-_NOT_YET = pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "GoldenCaseAdmin (engineer B's, reviewapp/admin.py) parses with Django's forms.JSONField: json.loads "
-        "raises ValueError/RecursionError (500) or lets PostgreSQL refuse the INSERT (500). "
-        "Fix: form = reviewapp.admin_forms.GoldenCaseAdminForm"
-    ),
-)
-
 
 def _golden_post(**fields: str) -> dict[str, str]:
     return {"name": "odd", "input": GOOD_INPUT, "expected": GOOD_EXPECTED, "tags": "[]", **fields}
-
-
-def _admin_wired() -> bool:
-    from reviewapp.admin import GoldenCaseAdmin
-    from reviewapp.admin_forms import GoldenCaseAdminForm
-
-    return issubclass(GoldenCaseAdmin.form, GoldenCaseAdminForm)
 
 
 def _json_fields_of_the_add_form() -> list[str]:
@@ -112,9 +96,7 @@ def _json_fields_of_the_add_form() -> list[str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("key", ODD_JSON)
-def test_odd_json_in_the_golden_case_admin_is_a_form_error_and_nothing_is_saved(key, request):
-    if not _admin_wired():
-        request.applymarker(_NOT_YET)
+def test_odd_json_in_the_golden_case_admin_is_a_form_error_and_nothing_is_saved(key):
     client = lenient(staff_superuser())
     for field in _json_fields_of_the_add_form():
         response = client.post(reverse("admin:reviewapp_goldencase_add"), _golden_post(**{field: ODD_JSON[key]}))
@@ -124,9 +106,7 @@ def test_odd_json_in_the_golden_case_admin_is_a_form_error_and_nothing_is_saved(
 
 
 @pytest.mark.django_db
-def test_a_5000_digit_integer_in_the_golden_case_admin_says_what_is_wrong(request):
-    if not _admin_wired():
-        request.applymarker(_NOT_YET)
+def test_a_5000_digit_integer_in_the_golden_case_admin_says_what_is_wrong():
     response = lenient(staff_superuser()).post(
         reverse("admin:reviewapp_goldencase_add"), _golden_post(input=ODD_JSON["5 000-digit integer"])
     )
@@ -136,9 +116,7 @@ def test_a_5000_digit_integer_in_the_golden_case_admin_says_what_is_wrong(reques
 
 
 @pytest.mark.django_db
-def test_a_changed_golden_case_with_odd_json_is_a_form_error_and_the_case_is_unchanged(request):
-    if not _admin_wired():
-        request.applymarker(_NOT_YET)
+def test_a_changed_golden_case_with_odd_json_is_a_form_error_and_the_case_is_unchanged():
     case = GoldenCase.objects.create(name="kept", input={"channel_context": {}}, expected={"lines": []})
     response = lenient(staff_superuser()).post(
         reverse("admin:reviewapp_goldencase_change", args=[case.pk]),
@@ -151,15 +129,6 @@ def test_a_changed_golden_case_with_odd_json_is_a_form_error_and_the_case_is_unc
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "GoldenCaseAdmin (engineer B's, reviewapp/admin.py) makes `expected` read-only on the add form too, so "
-        "every add INSERTs expected=NULL: IntegrityError, 500. Fix: read-only only on change "
-        "(get_readonly_fields returns ('expected', 'source_item_id', ...) when obj is not None, else "
-        "('created_by', 'created_at')), or fill obj.expected from the input's current output in save_model."
-    ),
-)
 def test_the_golden_case_admin_still_saves_ordinary_json():
     response = lenient(staff_superuser()).post(reverse("admin:reviewapp_goldencase_add"), _golden_post())
     assert response.status_code == 302

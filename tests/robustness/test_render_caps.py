@@ -293,15 +293,6 @@ def _huge_suppliers() -> object:
     return company
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "The list page and its API (engineer A: templates/inbox/list.html, reviewapp/inbox/*) carry each row's "
-        "supplier whole: 25 rows of a 400 000-character supplier make a 10 MB page and a 10 MB answer. Fix: cut "
-        "IndexedItem.supplier_name to SHORT_TEXT_MAX_CHARS where reviewapp/index.py derives it (the list, its "
-        "API and the admin then all carry the cut value), or capped_text() it in the row builder."
-    ),
-)
 def test_the_list_and_its_api_stay_under_the_bound_for_items_with_huge_supplier_names(bookkeeper) -> None:  # type: ignore[no-untyped-def]
     company = _huge_suppliers()
     client = lenient(bookkeeper)
