@@ -55,7 +55,7 @@ LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
 INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
 # Raise when a release changes how a row is derived (states, search text,
 # summary): the next poll then re-indexes every row once, as the first did.
-RULES_VERSION: Final = 2
+RULES_VERSION: Final = 3
 
 _SELECT = """
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
