@@ -25,7 +25,7 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.http import QueryDict
 
-from reviewapp.inbox import following, parse_list_query
+from reviewapp.inbox import ListPage, ListQuery, following, parse_list_query
 from reviewapp.inbox.query import filtered_items
 from reviewapp.models import IndexedItem, Reservation
 
@@ -95,7 +95,7 @@ def held_by_others(user: AbstractBaseUser) -> set[uuid.UUID]:
 
 
 def next_in_queue(
-    after_item: IndexedItem | None, list_query: QueryDict | str, user: AbstractBaseUser
+    after_item: IndexedItem | None, list_query: QueryDict | str, user: AbstractBaseUser, *, waiting_only: bool = False
 ) -> IndexedItem | None:
     """The next item after ``after_item`` in the list ``list_query`` describes that nobody else holds.
 
@@ -105,11 +105,30 @@ def next_in_queue(
     ``after_item`` is the item's read-model row as listed (see
     ``inbox.neighbours``); None asks for the first free item. None is
     returned when no item is left: the queue is empty. Items ``user`` holds
-    are not skipped.
+    are not skipped, nor offered from companies ``user`` may not see.
+    ``waiting_only``: only the list's items that need an answer in the app.
     """
-    query = parse_list_query(QueryDict(list_query) if isinstance(list_query, str) else list_query)
-    items = filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
-    return following(items, query, after_item)
+    params = QueryDict(list_query) if isinstance(list_query, str) else list_query
+    query = parse_list_query(params, user=user)
+    items = _free(query, user)
+    return following(items.filter(state_needs_answer=True) if waiting_only else items, query, after_item)
+
+
+def _free(query: ListQuery, user: AbstractBaseUser) -> QuerySet[IndexedItem]:
+    return filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
+
+
+def first_free(page: ListPage, user: AbstractBaseUser) -> IndexedItem | None:
+    """The first item of ``page``'s list that nobody else holds: ``next_in_queue(None, ...)`` for a page.
+
+    The first page's rows come with their holders (``inbox.page_rows``), in
+    the list's order, so the answer is usually among them and costs no query.
+    """
+    if page.number == 1:
+        free = next((row.item for row in page.rows if row.holder_id in (None, user.pk)), None)
+        if free is not None or len(page.rows) < page.page_size:
+            return free
+    return following(_free(page.query, user), page.query, None)
 
 
 def claim_next(
@@ -117,6 +136,8 @@ def claim_next(
     list_query: QueryDict | str,
     user: AbstractBaseUser,
     minutes: float = DEFAULT_MINUTES,
+    *,
+    waiting_only: bool = False,
 ) -> IndexedItem | None:
     """``next_in_queue``, reserved for ``user`` before it is returned.
 
@@ -126,7 +147,7 @@ def claim_next(
     """
     cursor_item = after_item
     while True:
-        candidate = next_in_queue(cursor_item, list_query, user)
+        candidate = next_in_queue(cursor_item, list_query, user, waiting_only=waiting_only)
         if candidate is None:
             return None
         if reserve(candidate.pk, user, minutes).pk == user.pk:

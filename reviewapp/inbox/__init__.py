@@ -21,8 +21,24 @@ from reviewapp.inbox.counts import COUNT_CAP, FACET_RULE, Counts, facet_counts
 from reviewapp.inbox.counts import _tally_counts as _tally_counts
 from reviewapp.inbox.freshness import STALE_AFTER, Freshness
 from reviewapp.inbox.landing import all_items_url, inbox_url, landing_query, queue_query
-from reviewapp.inbox.page import ListPage, OpenQuestionView, Row, list_page, open_question_of, page_rows
-from reviewapp.inbox.query import ListQuery, any_state_condition, filtered_items, parse_list_query, search_condition
+from reviewapp.inbox.page import (
+    ListPage,
+    OpenQuestionView,
+    Row,
+    RowDisplay,
+    display_rows,
+    list_page,
+    open_question_of,
+    page_rows,
+)
+from reviewapp.inbox.query import (
+    ListQuery,
+    any_state_condition,
+    exact_item,
+    filtered_items,
+    parse_list_query,
+    search_condition,
+)
 from reviewapp.inbox.sorting import SORTS, SortKey, after_condition, following, neighbours, ordered
 
 __all__ = [
@@ -36,10 +52,13 @@ __all__ = [
     "ListQuery",
     "OpenQuestionView",
     "Row",
+    "RowDisplay",
     "SortKey",
     "after_condition",
     "all_items_url",
     "any_state_condition",
+    "display_rows",
+    "exact_item",
     "facet_counts",
     "filtered_items",
     "following",

@@ -72,6 +72,9 @@ def _tally_counts(query: ListQuery) -> Counts:
         columns.append(f"COALESCE(SUM(n) FILTER (WHERE states & {bit} <> 0 AND states & {others} = 0), 0)")
     sql = f"SELECT {', '.join(columns)} FROM inbox_state_tally WHERE TRUE"  # noqa: S608 - integers only
     params: list[Any] = []
+    if query.company_ids is not None:
+        sql += " AND company_id = ANY(%s)"
+        params.append(list(query.company_ids))
     if query.company_id:
         sql += " AND company_id = %s"
         params.append(query.company_id)
@@ -136,8 +139,12 @@ def facet_counts(query: ListQuery) -> Counts:
 
     States, type and company: exact, from the tally (constant time however
     many items). With a search or a date range: counted row by row up to
-    ``COUNT_CAP``. What each state's number means: ``Counts``.
+    ``COUNT_CAP``. What each state's number means: ``Counts``. Only the
+    companies ``query.company_ids`` names are counted.
     """
+    if query.company_ids is not None and not query.company_ids:
+        # A user assigned no company sees nothing, and nothing is counted.
+        return Counts(total=0, facets=dict.fromkeys(states.STATE_KEYS, 0))
     if not _is_structured(query):
         return _capped_counts(query)
     return _tally_counts(query)

@@ -6,12 +6,14 @@ import datetime as dt
 import re
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewapp import states
+from reviewapp import lookup, states
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
 from reviewapp.models import IndexedItem
 
@@ -25,6 +27,10 @@ class ListQuery:
     """
 
     states: tuple[str, ...] = ()
+    # The companies whose items may be listed (``reviewapp.access``): None for
+    # every company. Every path filters through it (``filtered_items``, the
+    # tally), so the counts, neighbours and the queue cannot show more.
+    company_ids: frozenset[uuid.UUID] | None = None
     question_type: str | None = None
     company_id: uuid.UUID | None = None
     received_from: dt.date | None = None
@@ -39,13 +45,15 @@ class ListQuery:
         """The form's valid fields; an invalid field falls back to its default.
 
         Django drops a field that failed validation from ``cleaned_data``, so
-        ``?state=nonsense&q=volvo`` still searches for "volvo".
+        ``?state=nonsense&q=volvo`` still searches for "volvo". The companies
+        are the form user's (``InboxFilterForm(user=...)``).
         """
         form.is_valid()
         data = form.cleaned_data
         company = data.get("company")
         return cls(
             states=tuple(data.get("state") or ()),
+            company_ids=form.company_ids,
             question_type=data.get("type") or None,
             company_id=company.pk if company is not None else None,
             received_from=data.get("received_from"),
@@ -62,9 +70,13 @@ class ListQuery:
         return self.states == (states.NEEDS_ANSWER,)
 
 
-def parse_list_query(query: QueryDict, *, max_page_size: int | None = None) -> ListQuery:
-    """The list query a query string means; invalid parameters become defaults."""
-    return ListQuery.from_form(InboxFilterForm(query, max_page_size=max_page_size))
+def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None = None) -> ListQuery:
+    """The list query a query string means to ``user``; invalid parameters become defaults.
+
+    Only the companies ``user`` may see are listed: another company's id in
+    ``?company=`` is an invalid choice, as an id that does not exist.
+    """
+    return ListQuery.from_form(InboxFilterForm(query, user=user, max_page_size=max_page_size))
 
 
 # --- Filtering --------------------------------------------------------------
@@ -101,6 +113,22 @@ def search_condition(text: str) -> Q:
     return condition
 
 
+def exact_item(query: ListQuery) -> uuid.UUID | None:
+    """The one item the search text names by an exact id (``reviewapp.lookup``) that the query may list, or None.
+
+    An item of a company outside ``query.company_ids`` is None, as an id that
+    names nothing: the search then runs as usual and finds nothing either.
+    """
+    found = lookup.item_for_exact_id(query.text) if query.text else None
+    if found is None or query.company_ids is None:
+        return found
+    company_id = IndexedItem.objects.filter(pk=found).values_list("company_id", flat=True).first()
+    if company_id is None:
+        # A wamid names accounted's row, which sync_index may not have reached yet.
+        company_id = InboxItem.objects.filter(pk=found).values_list("company_id", flat=True).first()
+    return found if company_id in query.company_ids else None
+
+
 def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
     """Midnight ``days_later`` days after ``day``, or None past the calendar's edge.
 
@@ -127,6 +155,8 @@ def any_state_condition(keys: tuple[str, ...]) -> Q:
 def filtered_items(query: ListQuery) -> QuerySet[IndexedItem]:
     """The items matching ``query``'s filters, unordered and unpaged."""
     items = IndexedItem.objects.all()
+    if query.company_ids is not None:
+        items = items.filter(company_id__in=query.company_ids)
     if query.states:
         items = items.filter(any_state_condition(query.states))
     if query.question_type:

@@ -128,8 +128,8 @@ def following(items: QuerySet[IndexedItem], query: ListQuery, item: IndexedItem 
     return _first_after(items.exclude(pk=item.pk), keys, item)
 
 
-def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None, IndexedItem | None]:
-    """The previous and next item in the list ``query`` describes.
+def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedItem | None, IndexedItem | None]:
+    """The previous and next item in the list ``query`` describes, as ``user`` sees it.
 
     ``item`` is the item's row in the read model (``IndexedItem``), not
     accounted's live ``InboxItem``: the list orders and filters on the read
@@ -137,7 +137,7 @@ def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None,
     row fetch it by primary key::
 
         indexed = IndexedItem.objects.filter(pk=live_item.pk).first()
-        previous, following = neighbours(indexed, request.GET) if indexed else (None, None)
+        previous, following = neighbours(indexed, request.GET, request.user) if indexed else (None, None)
 
     (``None`` means the item has not been indexed yet: ``index.index_items``
     indexes it at once.)
@@ -147,10 +147,11 @@ def neighbours(item: IndexedItem, query: QueryDict) -> tuple[IndexedItem | None,
     position is read from ``item`` as passed in (its ``created_at`` and
     ``open_question_asked_at``), and ``item`` need not match the filter any
     more: called with the row as it was listed, just before answering its
-    question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"))[1]``
-    is the next item in the bookkeeper's queue.
+    question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"), user)[1]``
+    is the next item in the bookkeeper's queue. Items of companies ``user``
+    may not see are never a neighbour.
     """
-    list_query = parse_list_query(query)
+    list_query = parse_list_query(query, user=user)
     items = filtered_items(list_query)
     keys = SORTS[list_query.sort]
     previous = _first_after(items.exclude(pk=item.pk), [key.reversed() for key in keys], item)

@@ -11,9 +11,11 @@ from django.db.models import QuerySet
 import clarifications
 from reviewapp import states
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable
+from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
     EventView,
+    HeaderView,
     HumanSaid,
     ItemIds,
     ItemView,
@@ -31,6 +33,17 @@ from reviewapp.items.labels import (
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
+from reviewapp.rendering_caps import (
+    AGENT_VIEW_MAX_CHARS,
+    HUMAN_TEXT_MAX_CHARS,
+    LINES_MAX_CHARS,
+    PARTICIPANTS_MAX,
+    PERSON_TEXT_MAX_CHARS,
+    PROBLEM_MAX_CHARS,
+    PROBLEMS_MAX,
+    SHORT_TEXT_MAX_CHARS,
+    capped_json,
+)
 
 
 def _text(value: object) -> str | None:
@@ -90,40 +103,58 @@ def _open_question(
             ):
                 gave_up_at = event.occurred_at
     prompt_line = next((line for line in lines if line.startswith(clarifications.phrases.OPEN_QUESTION_MARKER)), None)
+    # The type and channel are stored strings (an unknown one is shown as stored).
+    cuts = Cuts()
     return OpenQuestionView(
-        type=question.type,
+        type=cuts.text("type", question.type, max_chars=SHORT_TEXT_MAX_CHARS),
         status=question.status,
         what=question_what(question.type),
-        prompt_line=prompt_line,
-        channel_label=channel_label(summary.channel),
+        prompt_line=cuts.text("prompt_line", prompt_line, max_chars=SHORT_TEXT_MAX_CHARS),
+        channel_label=cuts.required("channel", channel_label(summary.channel), max_chars=SHORT_TEXT_MAX_CHARS),
         asked_at=asked_at,
         chat_keeps_until=chat_keeps_until if question.status == "open" else None,
         gave_up_at=gave_up_at,
+        cut=cuts.original,
+    )
+
+
+def _person(participant: clarifications.Participant) -> PersonView:
+    cuts = Cuts()
+    return PersonView(
+        name=cuts.required("name", participant.name.strip(), max_chars=PERSON_TEXT_MAX_CHARS),
+        company=cuts.text("company", _text(participant.company), max_chars=PERSON_TEXT_MAX_CHARS),
+        cut=cuts.original,
     )
 
 
 def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> HumanSaid:
+    """What the human said, each text cut to ``HUMAN_TEXT_MAX_CHARS``, at most ``PARTICIPANTS_MAX`` participants."""
     record = _dict(ctx)
     rep = _dict(record.get("representation"))
     answer = _dict(record.get("context_answer"))
     representation = summary.representation if summary is not None else None
-    participants = tuple(
-        PersonView(name=p.name.strip(), company=_text(p.company))
-        for p in (representation.participants if representation else ())
+    cuts = Cuts()
+    people = cuts.entries(
+        "participants", representation.participants if representation else (), max_entries=PARTICIPANTS_MAX
     )
     event_date = summary.event_date if summary is not None else None
+
+    def said(name: str, value: str | None) -> str | None:
+        return cuts.text(name, value or None, max_chars=HUMAN_TEXT_MAX_CHARS)
+
     return HumanSaid(
-        participants=participants,
-        purpose=representation.purpose if representation else None,
+        participants=tuple(_person(p) for p in people),
+        purpose=said("purpose", representation.purpose if representation else None),
         purpose_missing=bool(summary and summary.representation_purpose_missing),
-        event_date=event_date if isinstance(event_date, str) and event_date else None,
+        event_date=said("event_date", event_date if isinstance(event_date, str) else None),
         denied=bool(summary and summary.representation_denied),
-        representation_raw_answer=_text(rep.get("raw_answer")),
+        representation_raw_answer=said("representation_raw_answer", _text(rep.get("raw_answer"))),
         representation_answered_at=states.parse_iso(rep.get("answered_at")),
-        user_note=summary.user_note if summary is not None else None,
-        context_answer_raw=summary.context_answer_raw if summary is not None else None,
+        user_note=said("user_note", summary.user_note if summary is not None else None),
+        context_answer_raw=said("context_answer_raw", summary.context_answer_raw if summary is not None else None),
         context_answered_at=states.parse_iso(answer.get("answered_at")),
-        caption=_text(record.get("caption")),
+        caption=said("caption", _text(record.get("caption"))),
+        cut=cuts.original,
     )
 
 
@@ -137,13 +168,43 @@ def _str(value: object) -> str | None:
 
 
 def item_ids(item: InboxItem, *, wamid: str | None = None) -> ItemIds:
+    cuts = Cuts()
     return ItemIds(
         item_id=str(item.pk),
-        document_id=document_id_of(item),
+        document_id=cuts.text("document_id", document_id_of(item), max_chars=SHORT_TEXT_MAX_CHARS),
         correlation_id=_str(item.correlation_id),
         whatsapp_message_id=_str(item.whatsapp_message_id),
-        photo_wamid=wamid,
+        photo_wamid=cuts.text("photo_wamid", wamid, max_chars=SHORT_TEXT_MAX_CHARS),
+        cut=cuts.original,
     )
+
+
+def _header(item: InboxItem, document: DocumentAttachment | None) -> HeaderView:
+    cuts = Cuts()
+
+    def short(name: str, value: str | None) -> str | None:
+        return cuts.text(name, value, max_chars=SHORT_TEXT_MAX_CHARS)
+
+    return HeaderView(
+        supplier=short("supplier", item.supplier_name),
+        company_name=short("company", item.company.name) or "",
+        currency=short("currency", item.currency) or "",
+        invoice_date=short("invoice_date", item.invoice_date),
+        source=short("source", item.source) or "",
+        status=short("status", item.status) or "",
+        file_name=short("file_name", document.file_name) if document else None,
+        mime_type=short("mime_type", document.mime_type) if document else None,
+        cut=cuts.original,
+    )
+
+
+def _document(item: InboxItem, *, pure: bool) -> DocumentAttachment | None:
+    """The item's document row; a pure render reads only one already loaded (``page_queryset``)."""
+    if item.document_id is None:
+        return None
+    if pure and not InboxItem.document.is_cached(item):
+        return None
+    return item.document
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +218,7 @@ class _Related:
     links: ItemLinks = field(default_factory=ItemLinks)
 
 
-def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversation: bool) -> _Related:
+def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversation: bool, user: Any) -> _Related:
     if events is not None:
         return _Related(events=tuple(events), ids=item_ids(item), full_conversation=full_conversation)
     messages = item_transcript(item, full=full_conversation)
@@ -166,11 +227,13 @@ def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversat
         ids=item_ids(item, wamid=photo_wamid(item)),
         messages=messages,
         full_conversation=full_conversation,
-        links=item_links(item.pk),
+        links=item_links(item.pk, user),
     )
 
 
-def _unreadable_view(item: InboxItem, unreadable: tuple[UnreadableColumn, ...], related: _Related) -> ItemView:
+def _unreadable_view(
+    item: InboxItem, unreadable: tuple[UnreadableColumn, ...], related: _Related, header: HeaderView
+) -> ItemView:
     """A row whose JSON cannot be decoded: no rendering, only why."""
     return ItemView(
         document_id=document_id_of(item),
@@ -193,11 +256,12 @@ def _unreadable_view(item: InboxItem, unreadable: tuple[UnreadableColumn, ...], 
         messages=related.messages,
         full_conversation=related.full_conversation,
         links=related.links,
+        header=header,
     )
 
 
 def describe_item(
-    item: InboxItem, events: Sequence[EventView] | None = None, *, full_conversation: bool = False
+    item: InboxItem, events: Sequence[EventView] | None = None, *, full_conversation: bool = False, user: Any = None
 ) -> ItemView:
     """Build the item page's content from one live row, its history, conversation and links.
 
@@ -205,13 +269,21 @@ def describe_item(
     brings the conversation and the linked items with it; pass a list (even
     empty) to render without touching the databases (no conversation, no
     links). ``full_conversation``: the whole transcript (Support and QA),
-    else only the customer's replies.
+    else only the customer's replies. ``user``: leave out linked items of
+    companies this user may not see (the caller has checked the item itself).
+
+    Every stored text is cut to its cap (``reviewapp.rendering_caps``) and
+    each view part says what was cut (``cut``). The agent view and the
+    prompt lines are only cut when together they pass
+    ``AGENT_VIEW_MAX_CHARS`` / ``LINES_MAX_CHARS``: up to there they are
+    exactly what the model receives.
     """
-    related = _related(item, events, full_conversation)
+    related = _related(item, events, full_conversation, user)
     events = related.events
+    header = _header(item, _document(item, pure=events is not None))
     unreadable = unreadable_columns(item)
     if unreadable:
-        return _unreadable_view(item, unreadable, related)
+        return _unreadable_view(item, unreadable, related, header)
     ctx = item.channel_context
     document_id = document_id_of(item)
     # The five outputs come from render_case, so the page and the API show
@@ -224,16 +296,23 @@ def describe_item(
     lines = tuple(cast("list[str]", case["lines"]))
     notes = cast("str | None", case["notes"])
     problems = tuple(cast("list[str]", case["problems"]))
+    cuts = Cuts()
+    summary_json, summary_cut = shrink_json(case["summary"])
+    if summary_cut:
+        cuts.original["summary"] = capped_json(case["summary"], max_chars=0, max_depth=0).original_chars
     return ItemView(
         document_id=document_id,
         booked=item.is_booked,
         unreadable=(),
         summary=summary,
-        summary_json=cast("dict[str, Any] | None", case["summary"]),
-        problems=problems,
+        summary_json=cast("dict[str, Any] | None", summary_json),
+        problems=tuple(
+            cuts.required(f"problems[{index}]", problem, max_chars=PROBLEM_MAX_CHARS)
+            for index, problem in enumerate(cuts.entries("problems", problems, max_entries=PROBLEMS_MAX))
+        ),
         states=_state_keys(item),
-        lines=lines,
-        agent_view=tuple(cast("list[str]", case["agent_view"])),
+        lines=cuts.lines("lines", lines, max_chars=LINES_MAX_CHARS),
+        agent_view=cuts.lines("agent_view", cast("list[str]", case["agent_view"]), max_chars=AGENT_VIEW_MAX_CHARS),
         notes=notes,
         notes_explanation=_notes_explanation(summary, notes, problems),
         agent_explanation=_agent_explanation(summary, notes, problems),
@@ -245,6 +324,8 @@ def describe_item(
         messages=related.messages,
         full_conversation=related.full_conversation,
         links=related.links,
+        header=header,
+        cut=cuts.original,
     )
 
 
@@ -270,32 +351,59 @@ def document_kind(document: DocumentAttachment | None) -> str | None:
     return "file"
 
 
-def document_json(document: DocumentAttachment | None) -> dict[str, Any] | None:
+def document_json(document: DocumentAttachment | None, header: HeaderView) -> dict[str, Any] | None:
+    """The document's facts, its file name and type as ``header`` cut them."""
     if document is None:
         return None
-    return {
-        "id": str(document.pk),
-        "file_name": document.file_name,
-        "mime_type": document.mime_type,
-        "size_bytes": document.file_size_bytes,
-    }
+    return with_cuts(
+        {
+            "id": str(document.pk),
+            "file_name": header.file_name,
+            "mime_type": header.mime_type,
+            "size_bytes": document.file_size_bytes,
+        },
+        {key: header.cut[key] for key in ("file_name", "mime_type") if key in header.cut},
+    )
 
 
-def item_json(item: InboxItem, *, include_raw_context: bool, full_conversation: bool = False) -> dict[str, Any]:
-    """``GET /api/items/<id>``: the item's header and the page's content."""
-    view = describe_item(item, full_conversation=full_conversation)
-    return {
-        "id": str(item.id),
-        "company": {"id": str(item.company_id), "name": item.company.name},
-        "source": item.source,
-        "status": item.status,
-        "received_at": _iso(item.created_at),
-        "document_id": view.document_id,
-        "document": document_json(item.document),
-        "supplier": item.supplier_name,
-        "total": item.total,
-        "vat_amount": item.vat_amount,
-        "currency": item.currency,
-        "invoice_date": item.invoice_date,
-        **view.to_json(include_raw_context=include_raw_context),
+def item_json(
+    item: InboxItem, *, include_raw_context: bool, full_conversation: bool = False, user: Any = None
+) -> dict[str, Any]:
+    """``GET /api/items/<id>``: the item's header and the page's content.
+
+    Every stored text is cut to its cap; an object with a cut field says so
+    in ``"truncated"`` (field: length before). The raw ``channel_context``
+    past ``RAW_JSON_MAX_CHARS`` is replaced by ``{"truncated": true,
+    "original_chars": n, "download": url}``.
+    """
+    view = describe_item(item, full_conversation=full_conversation, user=user)
+    header = view.header or _header(item, item.document)
+    view_json = view.to_json(include_raw_context=include_raw_context)
+    cut: dict[str, int] = {
+        key: header.cut[key]
+        for key in ("supplier", "currency", "invoice_date", "source", "status")
+        if key in header.cut
     }
+    cut.update(view_json.pop("truncated", {}))
+    company = with_cuts(
+        {"id": str(item.company_id), "name": header.company_name},
+        {"name": header.cut["company"]} if "company" in header.cut else {},
+    )
+    return with_cuts(
+        {
+            "id": str(item.id),
+            "company": company,
+            "source": header.source,
+            "status": header.status,
+            "received_at": _iso(item.created_at),
+            "document_id": view.document_id,
+            "document": document_json(item.document, header),
+            "supplier": header.supplier,
+            "total": item.total,
+            "vat_amount": item.vat_amount,
+            "currency": header.currency,
+            "invoice_date": header.invoice_date,
+            **view_json,
+        },
+        cut,
+    )

@@ -7,7 +7,8 @@ question asked in the chat, answered there, expired) and about its document
 database) records the answers written here, with the whole
 ``channel_context`` before and after. The conversation
 (``reviewapp.items.transcript``) adds each message received or sent. Each
-source is read separately, bounded, and merged by time.
+source is read separately, bounded, and merged by time. The merged
+timeline's texts are then cut to their caps (``cap_events``).
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from django.utils.translation import gettext as _
 
 from reviewapp import states
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
-from reviewapp.items.item_view import EventView
+from reviewapp.items.item_view import AnswerChange, EventView
 from reviewapp.items.labels import EVENT_LABELS, channel_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
+from reviewapp.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
 HISTORY_LIMIT: Final = 200
@@ -167,7 +170,8 @@ def item_history(
     item: InboxItem, *, messages: Iterable[MessageView] = (), limit: int = HISTORY_LIMIT
 ) -> list[EventView]:
     """The item's merged history, oldest first: accounted's log about the item and its document,
-    the app's answer log, and ``messages`` (the conversation the reader may see, already read)."""
+    the app's answer log, and ``messages`` (the conversation the reader may see, already read),
+    its texts cut to their caps."""
     about = Q(aggregate_id=item.pk)
     if item.document_id is not None:
         about |= Q(aggregate_type="Document", aggregate_id=item.document_id)
@@ -181,9 +185,59 @@ def item_history(
         .select_related("actor")
         .order_by("-occurred_at", "-id")[:limit]
     )
-    return merge(
+    timeline = merge(
         [accounted_event(row) for row in reversed(rows)],
         [app_event(event) for event in reversed(events)],
         chat=[chat_event(message) for message in messages],
         limit=limit,
     )
+    return cap_events(timeline)
+
+
+def _capped_change(change: AnswerChange, budget: TextBudget) -> AnswerChange:
+    cuts = Cuts(budget)
+    keys = []
+    for key in cuts.entries("changed_keys", change.changed_keys, max_entries=CHANGED_KEYS_MAX):
+        key_cuts = Cuts(budget)
+        name = key_cuts.required("key", key.key, max_chars=SHORT_TEXT_MAX_CHARS)
+        keys.append(dataclasses.replace(key, key=name, cut=key_cuts.original))
+    return dataclasses.replace(
+        change,
+        changed_keys=tuple(keys),
+        lines_before=cuts.lines("lines_before", change.lines_before, max_chars=CHANGE_LINES_MAX_CHARS),
+        lines_after=cuts.lines("lines_after", change.lines_after, max_chars=CHANGE_LINES_MAX_CHARS),
+        cut=cuts.original,
+    )
+
+
+def cap_events(events: Iterable[EventView]) -> list[EventView]:
+    """The entries with every text cut to its cap and all together to ``HISTORY_MAX_CHARS``.
+
+    The budget is spent from the newest entry back, so a history flooded
+    with long entries still shows its latest ones whole.
+    """
+    budget = TextBudget(HISTORY_MAX_CHARS)
+    capped: list[EventView] = []
+    for event in reversed(list(events)):
+        cuts = Cuts(budget)
+
+        def short(name: str, value: str, cuts: Cuts = cuts) -> str:
+            return cuts.required(name, value, max_chars=SHORT_TEXT_MAX_CHARS)
+
+        capped.append(
+            dataclasses.replace(
+                event,
+                event_type=short("event_type", event.event_type),
+                label=short("label", event.label),
+                question_type=short("question_type", event.question_type),
+                question_label=short("question_label", event.question_label),
+                actor=short("actor", event.actor),
+                actor_type=short("actor_type", event.actor_type),
+                channel=short("channel", event.channel),
+                channel_label=short("channel_label", event.channel_label),
+                detail=short("detail", event.detail),
+                change=_capped_change(event.change, budget) if event.change else None,
+                cut=cuts.original,
+            )
+        )
+    return capped[::-1]

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 import clarifications
 from reviewapp.bookkeeping.models import Undecodable
+from reviewapp.items.caps import with_cuts
 from reviewapp.items.labels import state_label
 from reviewapp.items.links import ItemLinks
 from reviewapp.items.transcript import MessageView
+from reviewapp.rendering_caps import RAW_JSON_MAX_CHARS, CappedText, capped_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,29 +35,37 @@ class OpenQuestionView:
     asked_at: dt.datetime | None
     chat_keeps_until: dt.datetime | None
     gave_up_at: dt.datetime | None
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def owned_by_app(self) -> bool:
         return self.status == "moved_to_app"
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "status": self.status,
-            "what": self.what,
-            "owner": "app" if self.owned_by_app else "chat",
-            "channel": self.channel_label,
-            "prompt_line": self.prompt_line,
-            "asked_at": _iso(self.asked_at),
-            "chat_keeps_until": _iso(self.chat_keeps_until),
-            "gave_up_at": _iso(self.gave_up_at),
-        }
+        return with_cuts(
+            {
+                "type": self.type,
+                "status": self.status,
+                "what": self.what,
+                "owner": "app" if self.owned_by_app else "chat",
+                "channel": self.channel_label,
+                "prompt_line": self.prompt_line,
+                "asked_at": _iso(self.asked_at),
+                "chat_keeps_until": _iso(self.chat_keeps_until),
+                "gave_up_at": _iso(self.gave_up_at),
+            },
+            self.cut,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class PersonView:
     name: str
     company: str | None
+    cut: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return with_cuts({"name": self.name, "company": self.company}, self.cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +88,7 @@ class HumanSaid:
     context_answer_raw: str | None
     context_answered_at: dt.datetime | None
     caption: str | None
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
@@ -93,26 +104,33 @@ class HumanSaid:
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "participants": [{"name": p.name, "company": p.company} for p in self.participants],
-            "purpose": self.purpose,
-            "purpose_missing": self.purpose_missing,
-            "event_date": self.event_date,
-            "denied": self.denied,
-            "representation_raw_answer": self.representation_raw_answer,
-            "representation_answered_at": _iso(self.representation_answered_at),
-            "user_note": self.user_note,
-            "context_answer_raw": self.context_answer_raw,
-            "context_answered_at": _iso(self.context_answered_at),
-            "caption": self.caption,
-            "caption_shown_to_agent": False,
-        }
+        return with_cuts(
+            {
+                "participants": [person.to_json() for person in self.participants],
+                "purpose": self.purpose,
+                "purpose_missing": self.purpose_missing,
+                "event_date": self.event_date,
+                "denied": self.denied,
+                "representation_raw_answer": self.representation_raw_answer,
+                "representation_answered_at": _iso(self.representation_answered_at),
+                "user_note": self.user_note,
+                "context_answer_raw": self.context_answer_raw,
+                "context_answered_at": _iso(self.context_answered_at),
+                "caption": self.caption,
+                "caption_shown_to_agent": False,
+            },
+            self.cut,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class KeyChange:
     key: str
     kind: str  # "added", "removed" or "changed"
+    cut: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return with_cuts({"key": self.key, "change": self.kind}, self.cut)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +140,7 @@ class AnswerChange:
     changed_keys: tuple[KeyChange, ...]
     lines_before: tuple[str, ...]
     lines_after: tuple[str, ...]
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def before_text(self) -> str:
@@ -132,11 +151,14 @@ class AnswerChange:
         return "\n".join(self.lines_after)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "changed_keys": [{"key": c.key, "change": c.kind} for c in self.changed_keys],
-            "lines_before": list(self.lines_before),
-            "lines_after": list(self.lines_after),
-        }
+        return with_cuts(
+            {
+                "changed_keys": [change.to_json() for change in self.changed_keys],
+                "lines_before": list(self.lines_before),
+                "lines_after": list(self.lines_after),
+            },
+            self.cut,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,22 +186,26 @@ class EventView:
     also_in_accounted: bool = False
     about_document: bool = False
     detail: str = ""
+    cut: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "event_type": self.event_type,
-            "label": self.label,
-            "question_type": self.question_type or None,
-            "detail": self.detail or None,
-            "occurred_at": _iso(self.occurred_at),
-            "actor": self.actor or None,
-            "actor_type": self.actor_type or None,
-            "channel": self.channel or None,
-            "source": self.source,
-            "about_document": self.about_document,
-            "also_in_accounted": self.also_in_accounted,
-            "change": self.change.to_json() if self.change else None,
-        }
+        return with_cuts(
+            {
+                "event_type": self.event_type,
+                "label": self.label,
+                "question_type": self.question_type or None,
+                "detail": self.detail or None,
+                "occurred_at": _iso(self.occurred_at),
+                "actor": self.actor or None,
+                "actor_type": self.actor_type or None,
+                "channel": self.channel or None,
+                "source": self.source,
+                "about_document": self.about_document,
+                "also_in_accounted": self.also_in_accounted,
+                "change": self.change.to_json() if self.change else None,
+            },
+            self.cut,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +238,7 @@ class ItemIds:
     correlation_id: str | None
     whatsapp_message_id: str | None
     photo_wamid: str | None
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def rows(self) -> list[tuple[str, str, str | None]]:
@@ -225,13 +252,35 @@ class ItemIds:
         ]
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "item": self.item_id,
-            "document": self.document_id,
-            "correlation": self.correlation_id,
-            "whatsapp_message": self.whatsapp_message_id,
-            "photo_wamid": self.photo_wamid,
-        }
+        return with_cuts(
+            {
+                "item": self.item_id,
+                "document": self.document_id,
+                "correlation": self.correlation_id,
+                "whatsapp_message": self.whatsapp_message_id,
+                "photo_wamid": self.photo_wamid,
+            },
+            self.cut,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderView:
+    """The short facts at the top of the page, each cut to ``SHORT_TEXT_MAX_CHARS``.
+
+    ``currency`` is the stored one or SEK; ``file_name`` and ``mime_type``
+    are the document's, None without one.
+    """
+
+    supplier: str | None
+    company_name: str
+    currency: str
+    invoice_date: str | None
+    source: str
+    status: str
+    file_name: str | None = None
+    mime_type: str | None = None
+    cut: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +314,10 @@ class ItemView:
     messages: tuple[MessageView, ...] = ()
     full_conversation: bool = False
     links: ItemLinks = field(default_factory=ItemLinks)
+    header: HeaderView | None = None
+    # The fields of this object cut to their caps: lines, agent_view,
+    # problems (entries), problems[i], summary (see ``reviewapp.items.caps``).
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def readable(self) -> bool:
@@ -278,17 +331,33 @@ class ItemView:
         return "; ".join(self.problems) or None
 
     @property
+    def problem_rows(self) -> list[tuple[str, int]]:
+        """Each problem with its length before it was cut (0: not cut)."""
+        return [(problem, self.cut.get(f"problems[{index}]", 0)) for index, problem in enumerate(self.problems)]
+
+    @property
     def state_badges(self) -> list[StateBadge]:
         return [StateBadge(key, state_label(key)) for key in self.states]
 
     @property
     def agent_view_text(self) -> str:
-        """Exactly the characters the model receives, one line per list entry."""
+        """Exactly the characters the model receives, one line per list entry (up to ``AGENT_VIEW_MAX_CHARS``)."""
         return "\n".join(self.agent_view or ())
 
     @property
-    def raw_context_json(self) -> str:
-        return json.dumps(self.channel_context, indent=2, ensure_ascii=False)
+    def raw_context(self) -> CappedText:
+        """The stored channel_context as indented JSON, indented to a fixed depth and cut at ``RAW_JSON_MAX_CHARS``."""
+        return capped_json(self.channel_context, max_chars=RAW_JSON_MAX_CHARS)
+
+    def _raw_context_json(self) -> Any:
+        """The API's ``channel_context``: the value itself, or where to download it when it is too long."""
+        if isinstance(self.channel_context, Undecodable):
+            return None  # it cannot be shown; "unreadable" says why
+        size = capped_json(self.channel_context, max_chars=RAW_JSON_MAX_CHARS, max_depth=0)
+        if not size.truncated:
+            return self.channel_context
+        download = reverse("item_raw", args=[self.ids.item_id, "channel_context"]) if self.ids else None
+        return {"truncated": True, "original_chars": size.original_chars, "download": download}
 
     def to_json(self, *, include_raw_context: bool) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -315,10 +384,8 @@ class ItemView:
             "replaces": [link.to_json() for link in self.links.replaces],
         }
         if include_raw_context:
-            # An undecodable context cannot be shown; "unreadable" says why.
-            readable = not isinstance(self.channel_context, Undecodable)
-            data["channel_context"] = self.channel_context if readable else None
-        return data
+            data["channel_context"] = self._raw_context_json()
+        return with_cuts(data, self.cut)
 
 
 def _iso(moment: dt.datetime | None) -> str | None:

@@ -6,6 +6,11 @@ by item X" or with an uploaded file logs ``payload.resend`` =
 ``{"choice": "replaced"|"upload", "new_item_id": ...}`` on the old item's
 ``ClarificationEvent`` (``reviewapp.answers.writing``). Both item pages and
 ``GET /api/items/<id>`` read the link from there, in both directions.
+
+A linked item of a company the reader may not see (``reviewapp.access``) is
+left out, as if there were no link: its id, supplier and who linked it are
+not shown. A linked item no longer in accounted's table has no company to
+check and is shown as gone.
 """
 
 from __future__ import annotations
@@ -13,13 +18,16 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.db.models import Q
 
+from reviewapp import access
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.items.caps import Cuts, with_cuts
 from reviewapp.models import ClarificationEvent
+from reviewapp.rendering_caps import PERSON_TEXT_MAX_CHARS
 
 REPLACED: Final = "replaced"
 UPLOADED: Final = "uploaded"
@@ -41,15 +49,19 @@ class LinkedItem:
     by: str
     exists: bool
     supplier_name: str | None
+    cut: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "item_id": str(self.item_id),
-            "kind": self.kind,
-            "at": self.at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-            "by": self.by or None,
-            "exists": self.exists,
-        }
+        return with_cuts(
+            {
+                "item_id": str(self.item_id),
+                "kind": self.kind,
+                "at": self.at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+                "by": self.by or None,
+                "exists": self.exists,
+            },
+            self.cut,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +96,12 @@ def _answers() -> Any:
     return ClarificationEvent.objects.filter(event_type=ClarificationEvent.ANSWERED, question_type="resend")
 
 
-def item_links(item_id: uuid.UUID) -> ItemLinks:
-    """The item that replaced this one (the latest resend answer) and the items this one replaced (one query)."""
+def item_links(item_id: uuid.UUID, user: Any = None) -> ItemLinks:
+    """The item that replaced this one (the latest resend answer) and the items this one replaced (one query).
+
+    With ``user``, only the linked items of companies ``user`` may see (or
+    gone from accounted's table); without, every one (a command, a test).
+    """
     events = (
         _answers()
         .filter(Q(item_id=item_id) | Q(payload__resend__new_item_id=str(item_id)))
@@ -107,23 +123,31 @@ def item_links(item_id: uuid.UUID) -> ItemLinks:
         return ItemLinks()
     live = _live({other for other, _, _ in linked})
 
+    def hidden(other: uuid.UUID) -> bool:
+        row = live.get(other)
+        return user is not None and row is not None and not access.can_see(user, row.company_id)
+
     def view(other: uuid.UUID, kind: str, event: ClarificationEvent) -> LinkedItem:
         row = live.get(other)
+        cuts = Cuts()
+        supplier = row.supplier_name if row is not None else None
         return LinkedItem(
             item_id=other,
             kind=kind,
             at=event.occurred_at,
-            by=_actor(event),
+            by=cuts.required("by", _actor(event), max_chars=PERSON_TEXT_MAX_CHARS),
             exists=row is not None,
-            supplier_name=row.supplier_name if row is not None else None,
+            supplier_name=cuts.text("supplier_name", supplier, max_chars=PERSON_TEXT_MAX_CHARS),
+            cut=cuts.original,
         )
 
     return ItemLinks(
-        replaced_by=view(*newer) if newer else None,
-        replaces=tuple(view(*link) for link in older),
+        replaced_by=view(*newer) if newer and not hidden(newer[0]) else None,
+        replaces=tuple(view(*link) for link in older if not hidden(link[0])),
     )
 
 
 def _live(ids: Iterable[uuid.UUID]) -> dict[uuid.UUID, InboxItem]:
     """The linked items still in accounted's table (an item can be deleted there)."""
-    return {row.pk: row for row in InboxItem.objects.filter(pk__in=list(ids)).only("id", "extracted_data")}
+    rows = InboxItem.objects.filter(pk__in=list(ids)).only("id", "company_id", "extracted_data")
+    return {row.pk: row for row in rows}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
@@ -29,6 +29,8 @@ from django.utils.translation import gettext as _
 
 from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem, WhatsappMessage, WhatsappPhoneLink
+from reviewapp.items.caps import Cuts, with_cuts
+from reviewapp.rendering_caps import MESSAGE_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TRANSCRIPT_MAX_CHARS, TextBudget
 
 #: The most recent messages shown; an item's conversation is short, a looping bot's is not.
 TRANSCRIPT_LIMIT: Final = 200
@@ -69,6 +71,8 @@ class MessageView:
     wamid: str | None
     processing_status: str
     created_at: dt.datetime
+    # The fields cut to their caps and their length before (``reviewapp.items.caps``).
+    cut: dict[str, int] = field(default_factory=dict)
 
     @property
     def inbound(self) -> bool:
@@ -102,19 +106,22 @@ class MessageView:
         return ": ".join(parts)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": str(self.id),
-            "direction": self.direction,
-            "message_type": self.message_type,
-            "body": self.body,
-            "body_state": self.body_state or None,
-            "template": self.template,
-            "media": {"mime": self.media_mime, "filename": self.media_filename} if self.has_media else None,
-            "phone_masked": self.phone_masked,
-            "wamid": self.wamid,
-            "processing_status": self.processing_status,
-            "created_at": self.created_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-        }
+        return with_cuts(
+            {
+                "id": str(self.id),
+                "direction": self.direction,
+                "message_type": self.message_type,
+                "body": self.body,
+                "body_state": self.body_state or None,
+                "template": self.template,
+                "media": {"mime": self.media_mime, "filename": self.media_filename} if self.has_media else None,
+                "phone_masked": self.phone_masked,
+                "wamid": self.wamid,
+                "processing_status": self.processing_status,
+                "created_at": self.created_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+            },
+            self.cut,
+        )
 
 
 def body_state(body: str | None, message_type: str, created_at: dt.datetime, now: dt.datetime) -> str:
@@ -149,29 +156,41 @@ def messages_about(item_id: uuid.UUID, *, full: bool) -> QuerySet[WhatsappMessag
 
 
 def item_transcript(item: InboxItem, *, full: bool, now: dt.datetime | None = None) -> tuple[MessageView, ...]:
-    """The most recent ``TRANSCRIPT_LIMIT`` messages about the item, oldest first."""
+    """The most recent ``TRANSCRIPT_LIMIT`` messages about the item, oldest first.
+
+    Every text is cut to its cap (a body to ``MESSAGE_MAX_CHARS``, the rest
+    to ``SHORT_TEXT_MAX_CHARS``), and all of them together to
+    ``TRANSCRIPT_MAX_CHARS``, spent from the newest message back: a
+    conversation flooded with long messages still shows its latest ones.
+    """
     moment = now or timezone.now()
-    rows = list(messages_about(item.pk, full=full)[:TRANSCRIPT_LIMIT])
+    budget = TextBudget(TRANSCRIPT_MAX_CHARS)
     views = []
-    for row in reversed(rows):
+    for row in messages_about(item.pk, full=full)[:TRANSCRIPT_LIMIT]:
+        cuts = Cuts(budget)
         body = row.body_text
+
+        def short(name: str, value: str | None, cuts: Cuts = cuts) -> str | None:
+            return cuts.text(name, value, max_chars=SHORT_TEXT_MAX_CHARS)
+
         views.append(
             MessageView(
                 id=row.pk,
                 direction=row.direction,
-                message_type=row.message_type,
-                body=body if body else None,
+                message_type=short("message_type", row.message_type) or "",
+                body=cuts.text("body", body, max_chars=MESSAGE_MAX_CHARS) if body else None,
                 body_state=body_state(body, row.message_type, row.created_at, moment),
-                template=_template(row.raw_payload) if row.direction == OUTBOUND else None,
-                media_mime=_text(row.media_mime),
-                media_filename=_text(row.media_filename),  # type: ignore[attr-defined]
-                phone_masked=_text(row.phone_masked),  # type: ignore[attr-defined]
-                wamid=_text(row.wamid),
+                template=short("template", _template(row.raw_payload)) if row.direction == OUTBOUND else None,
+                media_mime=short("media_mime", _text(row.media_mime)),
+                media_filename=short("media_filename", _text(row.media_filename)),  # type: ignore[attr-defined]
+                phone_masked=short("phone_masked", _text(row.phone_masked)),  # type: ignore[attr-defined]
+                wamid=short("wamid", _text(row.wamid)),
                 processing_status=row.processing_status,
                 created_at=row.created_at,
+                cut=cuts.original,
             )
         )
-    return tuple(views)
+    return tuple(reversed(views))
 
 
 def photo_wamid(item: InboxItem) -> str | None:

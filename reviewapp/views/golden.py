@@ -19,7 +19,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from reviewapp import previews, roles
+from reviewapp import access, previews, roles
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.golden import GoldenCaseAcceptForm, GoldenCaseRenameForm, GoldenCaseTagsForm
 from reviewapp.forms.preview import GoldenCaseFilterForm
@@ -73,7 +73,14 @@ def _detail(
 ) -> HttpResponse:
     result = previews.check_case(case)
     can_change = _may(request, roles.SAVE_GOLDEN)
-    source_exists = case.source_item_id is not None and InboxItem.objects.filter(pk=case.source_item_id).exists()
+    # An item of a company the user may not see is not linked; a user
+    # limited to some companies is told the same for it and for a missing one.
+    source_company = (
+        InboxItem.objects.filter(pk=case.source_item_id).values_list("company_id", flat=True).first()
+        if case.source_item_id is not None
+        else None
+    )
+    source_exists = source_company is not None and access.can_see(request.user, source_company)
     context: dict[str, Any] = {
         "case": case,
         "result": result,
@@ -85,6 +92,7 @@ def _detail(
         "can_change": can_change,
         "can_view_items": _may(request, roles.VIEW_ITEMS),
         "source_exists": source_exists,
+        "source_restricted": not source_exists and access.company_ids(request.user) is not None,
         "changes": [
             (change, previews.pretty(change.old), previews.pretty(change.new))
             for change in case.changes.select_related("changed_by")[:CHANGES_SHOWN]

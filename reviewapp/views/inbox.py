@@ -8,11 +8,12 @@ from typing import Any
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
 from django.http import HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
+from django_htmx.http import HttpResponseClientRedirect
 
 from reviewapp import inbox, queue, roles, states
 from reviewapp.api_auth import api_view, json_error
@@ -52,18 +53,20 @@ def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
     ]
 
 
-# The filter fields outside the swapped results: their error slots are sent
-# out of band with every htmx response, so a fixed value's error goes away.
-_BAR_FIELDS = ("q", "type", "company", "received_from", "received_to", "sort", "page_size")
-
-
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
     params = request.GET or inbox.landing_query(request.user)
-    form = InboxFilterForm(params)
-    page = inbox.list_page(inbox.ListQuery.from_form(form))
+    form = InboxFilterForm(params, user=request.user)
+    query = inbox.ListQuery.from_form(form)
+    # An exact id pasted into the search (item, document, correlation or
+    # WhatsApp message id, a wamid) opens that item, if this user may see it.
+    found = inbox.exact_item(query)
+    if found is not None:
+        url = reverse("item_detail", args=[found])
+        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    page = inbox.list_page(query)
     page_url = reverse("inbox") + "?"
     count_shown = _shown(page.count, page.counts)
     # Each row links to the item page with this list's query string, so
@@ -73,10 +76,11 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
         # Where to start: the first item nobody else is answering.
-        next_free = queue.next_in_queue(None, params, user)
+        next_free = queue.first_free(page, user)
     context = {
         "form": form,
         "page": page,
+        "rows": inbox.display_rows(page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query),
         "facets": _facets(page),
         "facet_rule": inbox.FACET_RULE,
         "freshness": page.freshness,
@@ -96,7 +100,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # Back/forward after a swap asks for the whole page (history restore).
     partial = bool(request.htmx) and not request.htmx.history_restore_request
     if partial:
-        context["bar_fields"] = [form[name] for name in _BAR_FIELDS]
+        # The filters outside the swapped results: their error slots go out of
+        # band with every htmx response, so a fixed value's error goes away.
+        context["bar_fields"] = form.error_slots()
     return render(request, "inbox/list.html#results" if partial else "inbox/list.html", context)
 
 
@@ -132,7 +138,7 @@ def _row_json(row: inbox.Row) -> dict[str, Any]:
 
 @api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
 def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
-    form = InboxFilterForm(request.GET, max_page_size=MAX_PAGE_SIZE)
+    form = InboxFilterForm(request.GET, user=request.user, max_page_size=MAX_PAGE_SIZE)
     if not form.is_valid():
         # A script gets told exactly what was wrong instead of other rows.
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())

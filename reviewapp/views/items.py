@@ -1,4 +1,9 @@
-"""The item page, its receipt file and its JSON twin."""
+"""The item page, its receipt file and its JSON twin.
+
+Each of them opens an item only for a user who may see its company
+(``reviewapp.access``); another company's item is a 404, exactly like a
+missing one.
+"""
 
 from __future__ import annotations
 
@@ -11,30 +16,22 @@ from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import AnonymousUser, PermissionsMixin
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import storages
+from django.db.models import QuerySet
 from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils.csp import CSP
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import inbox, items, roles
+from reviewapp import access, files, inbox, items, roles
+from reviewapp.answers.panel import answer_panel
 from reviewapp.api_auth import api_view
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import IndexedItem
-from reviewapp.views import answers
-
-# Receipt files we show in the browser, recognised by their first bytes, not
-# their name: anything else is offered as a download so an uploaded HTML or
-# SVG file can never run in our origin.
-_SIGNATURES: Final = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-    (b"%PDF-", "application/pdf"),
-)
+from reviewapp.views import raw
 
 # Chrome draws an inline PDF through an internal <embed>, which the site-wide
 # object-src 'none' would block (crbug.com/271452); the file response only
@@ -48,17 +45,35 @@ def _may(request: HttpRequest, permission: str) -> bool:
     return isinstance(user, PermissionsMixin | AnonymousUser) and user.has_perm(permission)
 
 
+def _visible_item(request: HttpRequest, queryset: QuerySet[InboxItem], item_id: uuid.UUID) -> InboxItem:
+    """The item, if it exists and ``request.user`` may see its company; else Http404."""
+    item = get_object_or_404(queryset, pk=item_id)
+    access.require(request.user, item.company_id)
+    return item
+
+
+def _raw_downloads(request: HttpRequest, item_id: uuid.UUID) -> dict[str, str]:
+    """Where a cut value's "Show all" downloads the stored JSON, for those who may see it."""
+    if not _may(request, roles.VIEW_RAW):
+        return {}
+    return {column: reverse("item_raw", args=[item_id, column]) for column in raw.COLUMNS}
+
+
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = get_object_or_404(items.page_queryset(), pk=item_id)
+    item = _visible_item(request, items.page_queryset(), item_id)
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
+    # They are the neighbours in the list as this user sees it.
     indexed = IndexedItem.objects.filter(pk=item.pk).first()
-    prev_item, next_item = inbox.neighbours(indexed, request.GET) if indexed is not None else (None, None)
+    prev_item, next_item = inbox.neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
+    view = items.describe_item(item, full_conversation=_may(request, items.FULL_PERMISSION), user=request.user)
     context: dict[str, Any] = {
         "item": item,
-        "view": items.describe_item(item, full_conversation=_may(request, items.FULL_PERMISSION)),
+        "view": view,
+        "header": view.header,
+        "raw_downloads": _raw_downloads(request, item.pk),
         "document": item.document,
         "document_kind": items.document_kind(item.document),
         "history_limit": items.HISTORY_LIMIT,
@@ -71,16 +86,10 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         "can_view_raw": _may(request, roles.VIEW_RAW),
         "can_preview": _may(request, roles.PREVIEW),
         "can_save_golden": _may(request, roles.SAVE_GOLDEN),
-        # The answer form under the open question (issue 6 owns it).
-        **answers.panel_context(item, request.user, list_query=request.GET.urlencode()),
+        # The answer form under the open question.
+        "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode()),
     }
     return render(request, "items/detail.html", context)
-
-
-def _sniff(head: bytes) -> str | None:
-    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
-        return "image/webp"
-    return next((kind for signature, kind in _SIGNATURES if head.startswith(signature)), None)
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -103,11 +112,12 @@ def _document_missing(
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseBase:
     """The receipt file, read from accounted's ``documents`` bucket by its ``storage_path``."""
-    item = get_object_or_404(
+    item = _visible_item(
+        request,
         InboxItem.objects.select_related("document").only(
-            "id", "document", "document__storage_path", "document__file_name", "document__mime_type"
+            "id", "company_id", "document", "document__storage_path", "document__file_name", "document__mime_type"
         ),
-        pk=item_id,
+        item_id,
     )
     document = item.document
     if document is None:
@@ -128,7 +138,7 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseB
     handle.seek(0)
     # The bytes decide, not the stored mime type: a file that is not an
     # image or a PDF is only ever offered as a download.
-    content_type = _sniff(head)
+    content_type = files.mime_type_of(head)
     response = FileResponse(
         handle,
         content_type=content_type or "application/octet-stream",
@@ -143,12 +153,14 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseB
 @api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
 def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> JsonResponse:
     item = items.page_queryset().filter(pk=item_id).first()
-    if item is None:
+    if item is None or not access.can_see(request.user, item.company_id):
+        # Another company's item answers exactly as a missing one.
         return JsonResponse({"error": "no such item"}, status=404)
     return JsonResponse(
         items.item_json(
             item,
             include_raw_context=_may(request, roles.VIEW_RAW),
             full_conversation=_may(request, items.FULL_PERMISSION),
+            user=request.user,
         )
     )

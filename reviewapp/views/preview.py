@@ -1,6 +1,9 @@
 """The prompt preview (playground), saving a golden case from it, and ``POST /api/preview``.
 
 The golden cases list and each case's page are ``reviewapp.views.golden``.
+An inbox item (``?item=``, or saved as a golden case) is loaded only for a
+user who may see its company (``reviewapp.access``; else 404, as a missing
+one), and only when its JSON fits what the preview accepts.
 """
 
 from __future__ import annotations
@@ -23,12 +26,16 @@ from django_htmx.http import HttpResponseClientRedirect
 
 import clarifications
 from clarifications.cli import dump_line
-from reviewapp import previews, roles, states
+from reviewapp import access, previews, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import GoldenCase
+from reviewapp.rendering_caps import capped_json
+
+# Indent every level, as the editor shows the JSON (``previews.pretty``).
+_EVERY_LEVEL: Final = 1_000_000_000
 
 
 def _content_length(request: HtmxHttpRequest) -> int:
@@ -50,21 +57,50 @@ def _too_large_message() -> str:
 
 
 def _load_item(request: HtmxHttpRequest, item_id: Any) -> InboxItem:
+    """The inbox item, if it exists and the user may see its company; else Http404."""
     # The playground shows the raw channel_context, so it takes that permission too.
     if not _may(request, roles.VIEW_RAW):
         raise PermissionDenied
-    return get_object_or_404(InboxItem.objects.only("id", "channel_context", "document", "extracted_data"), pk=item_id)
+    item = get_object_or_404(
+        InboxItem.objects.only("id", "company_id", "channel_context", "document", "extracted_data"), pk=item_id
+    )
+    access.require(request.user, item.company_id)
+    return item
 
 
 def _unreadable_message(item: InboxItem) -> str:
-    """Why a live row cannot be loaded into the editor, or "" when it can."""
+    """Why a live row cannot be loaded into the editor, or "" when it can.
+
+    Undecodable JSON cannot be shown; JSON whose indented text is larger
+    than the preview accepts (``MAX_INPUT_BYTES`` per field) could not be
+    rendered from the editor either, and would make the page as large as
+    the stored value.
+    """
     reason = states.undecodable_reason(item.channel_context, item.extracted_data)
-    if not reason:
-        return ""
-    return _("Inbox item %(id)s cannot be loaded: its stored JSON cannot be decoded (%(reason)s).") % {
-        "id": item.pk,
-        "reason": reason,
-    }
+    if reason:
+        return _("Inbox item %(id)s cannot be loaded: its stored JSON cannot be decoded (%(reason)s).") % {
+            "id": item.pk,
+            "reason": reason,
+        }
+    for column in ("channel_context", "extracted_data"):
+        text = capped_json(getattr(item, column), max_chars=previews.MAX_INPUT_BYTES, max_depth=_EVERY_LEVEL)
+        if text.truncated or len(text.text.encode("utf-8", "surrogatepass")) > previews.MAX_INPUT_BYTES:
+            return _(
+                "Inbox item %(id)s cannot be loaded: its %(column)s is more than the %(limit)s KiB the preview accepts."
+            ) % {"id": item.pk, "column": column, "limit": previews.MAX_INPUT_BYTES // 1024}
+    return ""
+
+
+def _visible_source(request: HtmxHttpRequest, item_id: uuid.UUID | None) -> uuid.UUID | None:
+    """``item_id`` as a golden case's source item, or None when the user may not see that item.
+
+    The playground carries the id it loaded (``source_item``); a forged id
+    of another company's item is not linked to the case.
+    """
+    if item_id is None or access.company_ids(request.user) is None:
+        return item_id
+    company_id = InboxItem.objects.filter(pk=item_id).values_list("company_id", flat=True).first()
+    return item_id if company_id is not None and access.can_see(request.user, company_id) else None
 
 
 def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[dict[str, str] | None, str, str]:
@@ -218,7 +254,7 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
                     name=name_form.cleaned_data["name"],
                     value=form.case_input(),
                     user=request.user,
-                    source_item_id=name_form.cleaned_data.get("source_item"),
+                    source_item_id=_visible_source(request, name_form.cleaned_data.get("source_item")),
                 )
         except IntegrityError:  # saved by someone else since the form was checked
             name_form.add_error("name", _("A golden case with this name already exists."))

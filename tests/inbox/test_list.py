@@ -178,7 +178,11 @@ def test_search_finds_an_item_by_the_start_of_its_id(bookkeeper_client):
     wanted, other = factories.make_item(), factories.make_item()
     assert str(wanted.id)[:8] != str(other.id)[:8]
     assert _ids_shown(bookkeeper_client.get(URL, {"q": str(wanted.id)[:8]})) == [str(wanted.id)]
-    assert _ids_shown(bookkeeper_client.get(URL, {"q": str(wanted.id).upper()})) == [str(wanted.id)]
+    assert _ids_shown(bookkeeper_client.get(URL, {"q": str(wanted.id)[:13].upper()})) == [str(wanted.id)]
+    # The whole id opens the item itself (tests/inbox/test_exact_id.py).
+    response = bookkeeper_client.get(URL, {"q": str(wanted.id).upper()})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("item_detail", args=[wanted.id])
 
 
 def test_search_never_looks_at_the_caption_nobody_reviewed(bookkeeper_client):

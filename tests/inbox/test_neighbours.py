@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.contrib.auth.models import User
 from django.http import QueryDict
 
 from reviewapp import index
@@ -20,6 +21,13 @@ from tests.inbox.helpers import indexed, journal_entry, note, pending
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture
+def reader(support: User) -> User:
+    # Sees every company: which companies a user may see is tests/access/'s subject.
+    return support
+
+
 T0 = dt.datetime(2026, 11, 20, 12, 0, tzinfo=dt.UTC)
 
 
@@ -27,57 +35,57 @@ def _at(hours: float, **extra: object) -> IndexedItem:
     return indexed(factories.make_item(created_at=T0 + dt.timedelta(hours=hours), **extra).id)
 
 
-def _walk(start: IndexedItem, query: str, direction: int) -> list[IndexedItem]:
+def _walk(start: IndexedItem, query: str, direction: int, reader: User) -> list[IndexedItem]:
     seen = [start]
     while True:
-        found = neighbours(seen[-1], QueryDict(query))[direction]
+        found = neighbours(seen[-1], QueryDict(query), reader)[direction]
         if found is None:
             return seen
         assert found not in seen, "walking the list must never repeat an item"
         seen.append(found)
 
 
-def test_next_is_the_older_item_in_the_default_newest_first_list():
+def test_next_is_the_older_item_in_the_default_newest_first_list(reader):
     old, middle, new = _at(0), _at(1), _at(2)
-    assert neighbours(middle, QueryDict("")) == (new, old)
-    assert neighbours(new, QueryDict("")) == (None, middle)
-    assert neighbours(old, QueryDict("")) == (middle, None)
+    assert neighbours(middle, QueryDict(""), reader) == (new, old)
+    assert neighbours(new, QueryDict(""), reader) == (None, middle)
+    assert neighbours(old, QueryDict(""), reader) == (middle, None)
 
 
-def test_walking_next_and_previous_visits_every_item_once_even_with_equal_timestamps():
+def test_walking_next_and_previous_visits_every_item_once_even_with_equal_timestamps(reader):
     # Rows inserted in one transaction share created_at: the id breaks the tie.
     items = [_at(1), _at(1), _at(1), _at(0), _at(2), _at(2)]
     newest_first = sorted(items, key=lambda row: (row.created_at, row.id), reverse=True)
-    assert _walk(newest_first[0], "", 1) == newest_first
-    assert _walk(newest_first[-1], "", 0) == newest_first[::-1]
+    assert _walk(newest_first[0], "", 1, reader) == newest_first
+    assert _walk(newest_first[-1], "", 0, reader) == newest_first[::-1]
 
 
-def test_neighbours_stay_within_the_state_filter():
+def test_neighbours_stay_within_the_state_filter(reader):
     first = _at(0, channel_context=pending("moved_to_app"))
     _at(1, channel_context=note("kontorsmaterial"))
     last = _at(2, channel_context=pending("moved_to_app"))
-    assert neighbours(last, QueryDict("state=needs_answer")) == (None, first)
+    assert neighbours(last, QueryDict("state=needs_answer"), reader) == (None, first)
 
 
-def test_neighbours_stay_within_the_company_filter():
+def test_neighbours_stay_within_the_company_filter(reader):
     acme = factories.make_company(name="Acme AB")
     first = _at(0, company=acme)
     _at(1)
     last = _at(2, company=acme)
-    assert neighbours(last, QueryDict(f"company={acme.id}")) == (None, first)
+    assert neighbours(last, QueryDict(f"company={acme.id}"), reader) == (None, first)
 
 
-def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last():
+def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last(reader):
     young = _at(0, channel_context=pending("moved_to_app", asked_at="2026-11-10T09:00:00Z"))
     ancient = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
     waiting = _at(2, channel_context=pending("open", asked_at="2026-11-05T09:00:00Z"))
     unasked_old, unasked_new = _at(3, channel_context=note("a")), _at(4, channel_context=note("b"))
-    assert _walk(ancient, "sort=question_age", 1) == [ancient, waiting, young, unasked_old, unasked_new]
-    assert _walk(unasked_new, "sort=question_age", 0) == [unasked_new, unasked_old, young, waiting, ancient]
-    assert neighbours(young, QueryDict("sort=question_age&state=needs_answer")) == (ancient, None)
+    assert _walk(ancient, "sort=question_age", 1, reader) == [ancient, waiting, young, unasked_old, unasked_new]
+    assert _walk(unasked_new, "sort=question_age", 0, reader) == [unasked_new, unasked_old, young, waiting, ancient]
+    assert neighbours(young, QueryDict("sort=question_age&state=needs_answer"), reader) == (ancient, None)
 
 
-def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed():
+def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed(reader):
     first = _at(0, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
     second = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-02T09:00:00Z"))
     as_listed = IndexedItem.objects.get(pk=first.pk)
@@ -87,34 +95,34 @@ def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed
     live.save(update_fields=["channel_context"])
     index.index_items([live.pk])
     assert not indexed(first.pk).state_needs_answer
-    assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"))[1] == second
+    assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"), reader)[1] == second
 
 
-def test_a_booked_item_leaves_the_queue_of_questions_to_answer():
+def test_a_booked_item_leaves_the_queue_of_questions_to_answer(reader):
     company = factories.make_company()
     first = _at(0, company=company, channel_context=pending("moved_to_app"))
     booked = _at(1, company=company, channel_context=pending("moved_to_app"))
     last = _at(2, company=company, channel_context=pending("moved_to_app"))
     InboxItem.objects.filter(pk=booked.pk).update(created_journal_entry_id=journal_entry(company))
     index.index_items([booked.pk])
-    assert neighbours(last, QueryDict("state=needs_answer")) == (None, first)
+    assert neighbours(last, QueryDict("state=needs_answer"), reader) == (None, first)
 
 
-def test_invalid_parameters_fall_back_to_the_defaults():
+def test_invalid_parameters_fall_back_to_the_defaults(reader):
     old, new = _at(0), _at(1)
-    assert neighbours(old, QueryDict("state=bogus&sort=sideways&page=-3&company=not-a-uuid")) == (new, None)
+    assert neighbours(old, QueryDict("state=bogus&sort=sideways&page=-3&company=not-a-uuid"), reader) == (new, None)
 
 
-def test_the_page_parameter_does_not_limit_the_neighbours():
+def test_the_page_parameter_does_not_limit_the_neighbours(reader):
     old, new = _at(0), _at(1)
-    assert neighbours(new, QueryDict("page=7&page_size=1")) == (None, old)
+    assert neighbours(new, QueryDict("page=7&page_size=1"), reader) == (None, old)
 
 
-def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last():
+def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last(reader):
     moved_late = _at(0, channel_context=pending("moved_to_app", asked_at="2026-11-10T09:00:00Z"))
     moved_early = _at(1, channel_context=pending("moved_to_app", asked_at="2026-10-01T09:00:00Z"))
     others = sorted([_at(2, channel_context=note("a")), _at(3, channel_context=pending("open"))], key=lambda r: r.id)
     expected = [moved_early, moved_late, *others]
-    assert _walk(moved_early, "sort=queue", 1) == expected
-    assert _walk(expected[-1], "sort=queue", 0) == expected[::-1]
-    assert neighbours(moved_late, QueryDict("state=needs_answer&sort=queue")) == (moved_early, None)
+    assert _walk(moved_early, "sort=queue", 1, reader) == expected
+    assert _walk(expected[-1], "sort=queue", 0, reader) == expected[::-1]
+    assert neighbours(moved_late, QueryDict("state=needs_answer&sort=queue"), reader) == (moved_early, None)

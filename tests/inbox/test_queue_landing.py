@@ -159,11 +159,15 @@ def test_the_old_queue_link_still_works(bookkeeper_client, three_in_queue):
     assert "<strong>3 left</strong>" in response.content.decode()
 
 
-def test_each_queue_row_links_with_the_queue_so_the_item_pages_next_stays_in_it(bookkeeper_client, three_in_queue):
+def test_each_queue_row_links_with_the_queue_so_the_item_pages_next_stays_in_it(
+    bookkeeper_client, bookkeeper, three_in_queue
+):
     first, second, _third = three_in_queue
     body = bookkeeper_client.get(URL).content.decode()
     assert f'href="/items/{first.id}/?state=needs_answer&amp;sort=queue"' in body
-    assert neighbours(indexed(first.id), QueryDict("state=needs_answer&sort=queue"))[1] == indexed(second.id)
+    assert neighbours(indexed(first.id), QueryDict("state=needs_answer&sort=queue"), bookkeeper)[1] == indexed(
+        second.id
+    )
 
 
 def test_the_queue_count_follows_the_other_filters(bookkeeper_client, three_in_queue, company):
@@ -192,6 +196,26 @@ def test_the_queue_offers_the_first_item_nobody_else_is_answering(bookkeeper_cli
     # Anna's item stays in the list, marked.
     assert str(first.id) in _ids_shown(bookkeeper_client.get(URL))
     assert "anna is answering" in body
+
+
+def test_when_others_hold_every_row_shown_the_next_free_item_is_found_beyond_the_page(bookkeeper_client, company):
+    day = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)
+    items = [
+        factories.make_item(
+            company=company, channel_context=pending("moved_to_app", asked_at=_iso(day + dt.timedelta(hours=n)))
+        )
+        for n in range(26)
+    ]
+    anna = factories.make_user(roles.BOOKKEEPER, username="anna")
+    for item in items[:25]:
+        queue.reserve(item.id, anna)
+    link = f'class="button primary next-free" href="/items/{items[25].id}/'
+    first_page = bookkeeper_client.get(URL, {"state": "needs_answer", "sort": "queue", "page_size": "25"})
+    assert link in first_page.content.decode()
+    # From the second page too, the link starts the queue at its first free item.
+    queue.release(items[3].id, anna)
+    second_page = bookkeeper_client.get(URL, {"state": "needs_answer", "sort": "queue", "page_size": "25", "page": "2"})
+    assert f'class="button primary next-free" href="/items/{items[3].id}/' in second_page.content.decode()
 
 
 def test_a_reader_who_cannot_answer_is_not_offered_the_next_item(support_client, three_in_queue):

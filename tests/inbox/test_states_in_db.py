@@ -221,7 +221,7 @@ def test_a_plain_sql_change_to_extracted_data_refreshes_the_search_after_a_poll(
 
 
 @committed
-def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping):
+def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping, support):
     company = factories.make_company()
     first = factories.make_item(company=company, channel_context=note("a"))
     second = factories.make_item(company=company, channel_context=note("b"))
@@ -229,4 +229,4 @@ def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping)
     raw_update_context(first.id, pending("moved_to_app"))
     index.poll()
     query = QueryDict(f"state=needs_answer&company={company.id}")
-    assert inbox.neighbours(indexed(second.id), query) == (None, indexed(first.id))
+    assert inbox.neighbours(indexed(second.id), query, support) == (None, indexed(first.id))

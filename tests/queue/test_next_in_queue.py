@@ -6,6 +6,7 @@ import datetime as dt
 import threading
 
 import pytest
+from django.contrib.auth.models import Permission, User
 from django.db import connection
 from django.http import QueryDict
 
@@ -23,14 +24,22 @@ def _asked(days: int) -> str:
     return (DAY + dt.timedelta(days=days)).isoformat()
 
 
+def _bookkeeper(username: str) -> User:
+    # Firm-wide, like tests/conftest.py's bookkeeper: the queue's order is the
+    # subject here; tests/access/ covers bookkeepers assigned some companies.
+    user = factories.make_user(roles.BOOKKEEPER, username=username)
+    user.user_permissions.add(Permission.objects.get(codename="view_all_companies"))
+    return user
+
+
 @pytest.fixture
 def anna(db):  # type: ignore[no-untyped-def]
-    return factories.make_user(roles.BOOKKEEPER, username="anna")
+    return _bookkeeper("anna")
 
 
 @pytest.fixture
 def bea(db):  # type: ignore[no-untyped-def]
-    return factories.make_user(roles.BOOKKEEPER, username="bea")
+    return _bookkeeper("bea")
 
 
 def _queue_of(company, count: int) -> list[IndexedItem]:  # type: ignore[no-untyped-def]
@@ -132,8 +141,7 @@ def test_claim_next_reserves_what_it_returns(anna, bea, company):
 def test_two_people_working_one_queue_at_once_are_never_given_the_same_item():
     company = factories.make_company()
     items = _queue_of(company, 24)
-    anna = factories.make_user(roles.BOOKKEEPER, username="anna")
-    bea = factories.make_user(roles.BOOKKEEPER, username="bea")
+    anna, bea = _bookkeeper("anna"), _bookkeeper("bea")
     barrier = threading.Barrier(2, timeout=10)
     given: dict[str, list[str]] = {"anna": [], "bea": []}
 
