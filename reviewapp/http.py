@@ -1,9 +1,27 @@
-"""Small request and response helpers shared by every view."""
+"""Small request and response helpers shared by every view.
+
+``render_htmx`` decides, in one place, what a page answers an htmx request:
+
+- the partial htmx swaps (``template#partial``, a ``{% partialdef %}`` of the
+  page's own template) instead of the whole page;
+- always with status 200: htmx 2 swaps no 4xx or 5xx, so a refusal (an
+  invalid form, a conflict) must arrive as 200 to be shown at all; the page
+  without htmx keeps its real status (409, 413, …);
+- with ``HX-Push-Url`` when the address bar should show another URL than the
+  one requested (a list's canonical query string), built here on the server,
+  not in JavaScript.
+
+Caches key on ``HX-Request`` for every response (``VaryOnHtmxMiddleware``).
+"""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.http import HttpRequest
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
 
 
@@ -12,3 +30,35 @@ class HtmxHttpRequest(HttpRequest):
 
     htmx: HtmxDetails
     user: AbstractBaseUser | AnonymousUser  # type: ignore[assignment]
+
+
+class AuthenticatedHttpRequest(HtmxHttpRequest):
+    """The request of a view behind a login or permission check: its user is signed in."""
+
+    user: User  # type: ignore[assignment]
+
+
+def render_htmx(
+    request: HtmxHttpRequest,
+    template: str,
+    context: dict[str, Any],
+    *,
+    partial: str,
+    status: int = 200,
+    url: str | None = None,
+) -> HttpResponse:
+    """The page ``template`` with ``status``; for htmx, its ``partial`` with 200 (and ``url`` pushed, if given)."""
+    # Back/forward without htmx's snapshot (``hx-history="false"``) asks for the whole page.
+    if not request.htmx or request.htmx.history_restore_request:
+        return render(request, template, context, status=status)
+    response = render(request, f"{template}#{partial}", context)
+    if url is not None:
+        response = push_url(response, url)
+    return response
+
+
+def redirect_htmx(request: HtmxHttpRequest, url: str) -> HttpResponse:
+    """Go to ``url``: a redirect, or for htmx the whole page loaded there (``HX-Redirect``)."""
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)

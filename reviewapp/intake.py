@@ -29,13 +29,14 @@ from typing import Any, Final
 from django.db import connections
 from django.utils import timezone
 
+from reviewapp import states
 from reviewapp.answers.channel_context import to_millis, utc_stamp
-from reviewapp.answers.history import append_question_event
+from reviewapp.answers.inputs import QUESTION_TYPES
+from reviewapp.answers.writing import append_question_event
 from reviewapp.bookkeeping.models import InboxItem, decode_json
 from reviewapp.bookkeeping.replica import require_replica
 from reviewapp.routers import BOOKKEEPING_DB
 
-QUESTION_TYPES: Final = ("representation", "context", "resend")
 INBOUND: Final = {"type": "system", "id": "whatsapp-inbound"}
 CRON: Final = {"type": "cron", "id": "whatsapp-question-expiry"}
 ROUTING_WINDOW: Final = dt.timedelta(days=7)
@@ -177,21 +178,14 @@ def _entries(context: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in recent if isinstance(e, dict)] if isinstance(recent, list) else []
 
 
+def _recent(entries: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+    """The entries asked in the last 7 days (an entry without a usable ``asked_at`` counts as recent)."""
+    return [e for e in entries if (states.parse_iso(e.get("asked_at")) or now) >= now - ROUTING_WINDOW]
+
+
 def _pruned(entries: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
     """The last 10 entries of the last 7 days (the intake's pruning)."""
-    kept = [e for e in entries if (_asked(e) or now) >= now - ROUTING_WINDOW]
-    return kept[-RECENT_LIMIT:]
-
-
-def _asked(entry: dict[str, Any]) -> dt.datetime | None:
-    value = entry.get("asked_at")
-    if not isinstance(value, str):
-        return None
-    try:
-        parsed = dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
+    return _recent(entries, now)[-RECENT_LIMIT:]
 
 
 def _set_entry_status(item_id: str, question: str, status: str, *, clear_pending: bool) -> None:
@@ -280,6 +274,29 @@ def _answered_pending(ctx: dict[str, Any], question: str) -> dict[str, Any]:
     return {**base, "status": "answered"}
 
 
+def _answer_in_chat(
+    item_id: uuid.UUID | str,
+    question: str,
+    change: Callable[[dict[str, Any], str], dict[str, Any]],
+    *,
+    settles: bool = True,
+    now: dt.datetime | None,
+    between: Callable[[], None] | None,
+) -> dict[str, Any]:
+    """The customer's reply written the intake's way; when it ``settles`` the question, marked and logged too.
+
+    ``change`` gets the context and the reply's ``answered_at`` stamp.
+    """
+    require_replica()
+    item = _item(item_id)
+    at = _now(now)
+    ctx = update_item(item.pk, lambda c: change(c, utc_stamp(at)), between=between)
+    if settles:
+        _set_entry_status(str(item.pk), question, "answered", clear_pending=True)
+        _event(item, "ChannelQuestionAnswered", question, INBOUND, at)
+    return ctx
+
+
 def answer_representation(
     item_id: uuid.UUID | str,
     *,
@@ -291,12 +308,8 @@ def answer_representation(
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Step 3 (or 4, without a purpose: the question stays open). A second message appends to raw_answer."""
-    require_replica()
-    item = _item(item_id)
-    at = _now(now)
-    complete = bool(purpose)
 
-    def change(ctx: dict[str, Any]) -> dict[str, Any]:
+    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
         raw = text.strip()
         old = ctx.get("representation")
         pending = ctx.get("pending_question")
@@ -310,18 +323,14 @@ def answer_representation(
                 "purpose": purpose or None,
                 "event_date": event_date or None,
                 "raw_answer": raw,
-                "answered_at": utc_stamp(at),
+                "answered_at": stamp,
             },
         }
-        if complete:
+        if purpose:
             new["pending_question"] = _answered_pending(ctx, "representation")
         return new
 
-    ctx = update_item(item.pk, change, between=between)
-    if complete:
-        _set_entry_status(str(item.pk), "representation", "answered", clear_pending=True)
-        _event(item, "ChannelQuestionAnswered", "representation", INBOUND, at)
-    return ctx
+    return _answer_in_chat(item_id, "representation", change, settles=bool(purpose), now=now, between=between)
 
 
 def half_answer(
@@ -339,28 +348,16 @@ def deny(
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Step 5: "nej": the denial, the only shape with ``denied``."""
-    require_replica()
-    item = _item(item_id)
-    at = _now(now)
 
-    def change(ctx: dict[str, Any]) -> dict[str, Any]:
+    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
+        denial: dict[str, Any] = {"participants": [], "purpose": None, "event_date": None}
         return {
             **ctx,
-            "representation": {
-                "participants": [],
-                "purpose": None,
-                "event_date": None,
-                "raw_answer": text.strip(),
-                "answered_at": utc_stamp(at),
-                "denied": True,
-            },
+            "representation": {**denial, "raw_answer": text.strip(), "answered_at": stamp, "denied": True},
             "pending_question": _answered_pending(ctx, "representation"),
         }
 
-    ctx = update_item(item.pk, change, between=between)
-    _set_entry_status(str(item.pk), "representation", "answered", clear_pending=True)
-    _event(item, "ChannelQuestionAnswered", "representation", INBOUND, at)
-    return ctx
+    return _answer_in_chat(item_id, "representation", change, now=now, between=between)
 
 
 def answer_context(
@@ -372,22 +369,16 @@ def answer_context(
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
     """Step 6: ``user_note`` (the paraphrase; the text itself without one) and ``context_answer``."""
-    require_replica()
-    item = _item(item_id)
-    at = _now(now)
 
-    def change(ctx: dict[str, Any]) -> dict[str, Any]:
+    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
         return {
             **ctx,
             "user_note": (note or text).strip(),
-            "context_answer": {"raw_answer": text.strip(), "answered_at": utc_stamp(at)},
+            "context_answer": {"raw_answer": text.strip(), "answered_at": stamp},
             "pending_question": _answered_pending(ctx, "context"),
         }
 
-    ctx = update_item(item.pk, change, between=between)
-    _set_entry_status(str(item.pk), "context", "answered", clear_pending=True)
-    _event(item, "ChannelQuestionAnswered", "context", INBOUND, at)
-    return ctx
+    return _answer_in_chat(item_id, "context", change, now=now, between=between)
 
 
 def expire(item_id: uuid.UUID | str, *, now: dt.datetime | None = None) -> dict[str, Any]:
@@ -451,7 +442,7 @@ def late_reply(
     if conversation_id is None:
         raise IntakeError("no conversation holds a question about this item")
     context, _state, _updated = read_conversation(conversation_id)
-    recent = [e for e in _entries(context) if (_asked(e) or at) >= at - ROUTING_WINDOW]
+    recent = _recent(_entries(context), at)
     if quoted:
         recent = [e for e in recent if e.get("inbox_item_id") == key]
     if not recent:

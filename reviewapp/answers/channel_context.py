@@ -1,9 +1,11 @@
-"""The answer in ``channel_context``: reading the open question, writing the answer in.
+"""The answer in ``channel_context``: reading the open question, writing the answer in, what it renders to.
 
-Pure functions over the parsed JSON; nothing here touches the database. The
+Functions over the parsed JSON; nothing here touches the database. The
 shapes are the WhatsApp intake's own (the contract's steps 3 to 7), so the
 agent, the intake and the verifikat read an answer given in the app exactly
-like one given in the chat.
+like one given in the chat. ``outputs`` is what a context renders to (the
+summary, prompt lines, agent view and verifikat line): the page shows it
+before and after an answer, the preview without saving anything.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ import hashlib
 import json
 from typing import Any, Final
 
+import clarifications
 from reviewapp import states
 from reviewapp.answers.inputs import (
     CONTEXT,
-    QUESTION_TYPES,
     REPRESENTATION,
     Answer,
     ContextAnswer,
@@ -25,14 +27,14 @@ from reviewapp.answers.inputs import (
     ResendAnswer,
 )
 from reviewapp.answers.validation import MAX_NAME_LENGTH
+from reviewapp.bookkeeping.models import InboxItem, Undecodable
+from reviewapp.items.describe import document_id_of
 from reviewapp.text import utf8, without_controls
 
-# Stored text is Swedish, like everything the intake stores; never translated.
-# The labels of the plain rendering written to ``raw_answer`` when the
-# customer's own words were not given.
-RAW_PARTICIPANTS: Final = "Deltagare"
-RAW_PURPOSE: Final = "Syfte"
-RAW_DATE: Final = "Datum"
+# The plain rendering written to ``raw_answer`` when the customer's own words
+# were not given. Stored text is Swedish, like everything the intake stores;
+# never translated.
+RAW_LABELS: Final = {"participants": "Deltagare", "purpose": "Syfte", "date": "Datum"}
 RAW_DENIED: Final = "Inte representation"
 
 
@@ -64,11 +66,11 @@ def rendered_raw_answer(answer: RepresentationAnswer | ContextAnswer) -> str:
     if answer.denied:
         return RAW_DENIED
     names = ", ".join(f"{p.name} ({p.company})" if p.company else p.name for p in answer.participants)
-    lines = [f"{RAW_PARTICIPANTS}: {names}"] if names else []
+    lines = [f"{RAW_LABELS['participants']}: {names}"] if names else []
     if answer.purpose:
-        lines.append(f"{RAW_PURPOSE}: {answer.purpose}")
+        lines.append(f"{RAW_LABELS['purpose']}: {answer.purpose}")
     if answer.event_date:
-        lines.append(f"{RAW_DATE}: {answer.event_date}")
+        lines.append(f"{RAW_LABELS['date']}: {answer.event_date}")
     return "\n".join(lines)
 
 
@@ -155,15 +157,6 @@ def pending_question(ctx: object) -> dict[str, Any] | None:
     return pending if isinstance(pending, dict) else None
 
 
-def question_to_answer(ctx: object) -> str | None:
-    """The question type the app may answer now, or None."""
-    pending = pending_question(ctx)
-    if pending is None or pending.get("status") != "moved_to_app":
-        return None
-    question_type = pending.get("type")
-    return question_type if question_type in QUESTION_TYPES else None
-
-
 def conflict_reason(ctx: object, question: str, *, booked: bool = False, amend: bool = False) -> str | None:
     """Why ``question`` may not be answered (or amended) on ``ctx`` now, or None when it may.
 
@@ -209,3 +202,23 @@ def chat_window_ends(ctx: object) -> dt.datetime | None:
     pending = pending_question(ctx)
     asked_at = states.parse_iso(pending.get("asked_at")) if pending else None
     return asked_at + states.CHAT_WINDOW if asked_at else None
+
+
+# --- What it renders to ---------------------------------------------------------
+
+
+def outputs(item: InboxItem, ctx: object) -> dict[str, Any]:
+    """The summary, prompt lines, agent view and verifikat line for ``ctx`` (unreadable JSON reads as none)."""
+    if isinstance(ctx, Undecodable):
+        ctx = None
+    data = item.extracted_data if not isinstance(item.extracted_data, Undecodable) else None
+    summary = clarifications.summarise(ctx)
+    agent_view = clarifications.render_agent_view(document_id_of(item), data, ctx)
+    return {
+        "summary": summary.to_json() if summary else None,
+        "lines": clarifications.render_lines(summary) if summary else [],
+        "notes": clarifications.render_notes(ctx),
+        "agent_view": agent_view,
+        # One line per entry, exactly as the model receives them.
+        "agent_view_text": "\n".join(agent_view),
+    }

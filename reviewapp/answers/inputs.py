@@ -1,10 +1,11 @@
 """What was entered: the three question types and the answer each one takes.
 
-Plain frozen dataclasses, built by the page's forms and by the JSON API and
-checked by ``validation.validate``. ``raw_answer`` is optional everywhere: the
-customer's own words when the answer came by phone or mail, else empty (the
-stored ``raw_answer`` is then a plain rendering of what was entered).
-``amend`` with ``expected_version`` corrects an answer the app wrote earlier.
+Plain frozen dataclasses, built by the page's forms and by the JSON API
+(``validation.answer_from_json``) and checked by ``validation.validate``.
+``raw_answer`` is optional: the customer's own words when the answer came by
+phone or mail, else empty (the stored ``raw_answer`` is then a plain
+rendering of what was entered). ``amend`` with ``expected_version`` corrects
+an answer the app wrote earlier.
 """
 
 from __future__ import annotations
@@ -32,28 +33,35 @@ class ParticipantInput:
     company: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class RepresentationAnswer:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TypedAnswer:
+    """What a representation or context answer carries besides its content.
+
+    The customer's own words (``raw_answer``), and whether it corrects the
+    app's earlier answer (``amend``, with that answer's ``expected_version``).
+    """
+
+    raw_answer: str = ""
+    amend: bool = False
+    expected_version: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RepresentationAnswer(TypedAnswer):
     """Who was there and why, or ``denied`` (not representation at all)."""
 
     participants: tuple[ParticipantInput, ...] = ()
     purpose: str = ""
     event_date: str = ""
     denied: bool = False
-    raw_answer: str = ""
-    amend: bool = False
-    expected_version: str = ""
     question: str = field(default=REPRESENTATION, init=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ContextAnswer:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextAnswer(TypedAnswer):
     """What the purchase was for, as free text (it becomes ``user_note``)."""
 
     text: str = ""
-    raw_answer: str = ""
-    amend: bool = False
-    expected_version: str = ""
     question: str = field(default=CONTEXT, init=False)
 
 

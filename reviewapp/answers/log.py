@@ -203,22 +203,3 @@ def replaced_answer(item: InboxItem, log_entries: Iterable[ClarificationEvent]) 
             )
         )
     return max(found, key=lambda r: r.answered_at) if found else None
-
-
-def resend_links(item_id: uuid.UUID | str) -> dict[str, Any]:
-    """The app's record of resends: the item that replaced this one, and the items this one replaced."""
-    key = str(item_id)
-    replaced_by = None
-    events = ClarificationEvent.objects.filter(
-        item_id=item_id, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
-    ).order_by("-occurred_at", "-id")
-    for event in events:
-        resend = event.payload.get("resend") if isinstance(event.payload, dict) else None
-        if isinstance(resend, dict) and resend.get("new_item_id"):
-            replaced_by = {"item_id": resend["new_item_id"], "choice": resend.get("choice"), "at": event.occurred_at}
-            break
-    replaces = [
-        {"item_id": str(event.item_id), "choice": event.payload["resend"].get("choice"), "at": event.occurred_at}
-        for event in ClarificationEvent.objects.filter(payload__resend__new_item_id=key).order_by("occurred_at", "id")
-    ]
-    return {"replaced_by": replaced_by, "replaces": replaces}

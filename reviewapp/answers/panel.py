@@ -1,48 +1,63 @@
 """What the answer panel shows: the form, its preview, a denial to confirm, the app's answer to correct.
 
-``panel_context`` builds the context of ``items/_answer_panel.html`` for the
-item page and the answer views alike. It reads the live item and the app's
-own log: an answer the item still holds as the app wrote it can be
-corrected here; one another program replaced is shown with both versions.
-Showing the form to answer reserves the item for the person it is shown to
-(``reviewapp.queue``), and says so when someone else holds it; nothing stops
-either from saving.
+``answer_panel`` builds the ``AnswerPanel`` that ``items/_answer_panel.html``
+shows, for the item page and the answer views alike. It reads the live item
+and the app's own log: an answer the item still holds as the app wrote it
+can be corrected here; one another program replaced is shown with both
+versions. Showing the form to answer reserves the item for the person it is
+shown to (``reviewapp.queue``), and says so when someone else holds it;
+nothing stops either from saving.
+
+The panel's ``mode`` says which of these it is: ``answer``, ``answered``
+(the app's answer, with a form to correct it), ``confirm_deny``,
+``conflict``, ``waiting`` (still open in the chat), ``booked``,
+``unknown_type``, or None (nothing to show).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import items, queue, roles, states
+from reviewapp import queue, roles, states
 from reviewapp.answers.channel_context import (
     answer_value,
     answer_version,
     answered_context,
     chat_window_ends,
+    outputs,
     pending_question,
     utc_stamp,
 )
-from reviewapp.answers.display import outputs
 from reviewapp.answers.inputs import QUESTION_TYPES, RESEND, Answer, RepresentationAnswer, ResendAnswer
-from reviewapp.answers.log import answer_text, app_answer_in_place, app_answers, replaced_answer, resend_links
+from reviewapp.answers.log import (
+    AnswerText,
+    ReplacedAnswer,
+    answer_text,
+    app_answer_in_place,
+    app_answers,
+    replaced_answer,
+)
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
-from reviewapp.forms.answer import answer_form
+from reviewapp.forms.answer import AnswerForm, answer_form
+from reviewapp.items.describe import document_kind
+from reviewapp.items.labels import channel_label
+from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.models import ClarificationEvent, Reservation
 
-AnswerForm = Any  # one of reviewapp.forms.answer's three answer forms
-
-# The error slot of the errors about the whole answer, not one field.
-GROUP_ERRORS: Final = "__all__"
+# The error slot of the errors about the whole answer, not one field (as the page posts its name).
+WHOLE_ANSWER: Final = "__all__"
 _MAX_SLOTS: Final = 200
+
+Viewer = AbstractBaseUser | AnonymousUser
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +66,11 @@ class AnsweredBy:
 
     actor: str
     channel: str
-    at: Any
+    at: dt.datetime
+
+    @classmethod
+    def of(cls, event: ClarificationEvent) -> AnsweredBy:
+        return cls(actor=event.actor_label, channel=channel_label(event.channel), at=event.occurred_at)
 
     def to_json(self) -> dict[str, Any]:
         return {"actor": self.actor or None, "channel": self.channel, "at": utc_stamp(self.at)}
@@ -66,51 +85,216 @@ class ConflictView:
     lines: list[str]
     notes: str | None
     answered_by: AnsweredBy | None
-    open_question: dict[str, Any] | None
 
     @property
     def lines_text(self) -> str:
         return "\n".join(self.lines)
 
 
-def _app_event(item: InboxItem, log: list[ClarificationEvent]) -> ClarificationEvent | None:
-    """The app's answer the item holds for its question now, or None (the chat's, or none)."""
-    pending = pending_question(item.channel_context)
-    question = pending.get("type") if pending else None
-    if not isinstance(question, str) or not pending or pending.get("status") != "answered":
+@dataclass(frozen=True, slots=True)
+class AppAnswer:
+    """The app's answer the item holds: who gave it, in words, and the version a correction names."""
+
+    by: AnsweredBy
+    text: AnswerText | None
+    # The stored raw_answer, quoted only when it holds a person's words.
+    customer_words: str | None
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class HeldBy:
+    """Someone else is answering the item: who, and since when (their latest opening of it)."""
+
+    name: str
+    since: dt.datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """The outputs after saving (``after``: summary, lines, agent view, notes), or a note why there are none."""
+
+    after: dict[str, Any] | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorSlot:
+    """One error message area of the form, re-rendered by the live preview (``whole``: the answer's own)."""
+
+    id: str
+    errors: list[str]
+    whole: bool = False
+
+
+@dataclass(slots=True)
+class AnswerPanel:
+    """Everything ``items/_answer_panel.html`` shows about the item's question (see the module doc for ``mode``)."""
+
+    item: InboxItem
+    mode: str | None = None
+    question: str | None = None
+    # The list the page was opened from, carried to the next item.
+    list_query: str = ""
+    form: AnswerForm | None = None
+    replaced: ReplacedAnswer | None = None
+    links: ItemLinks = field(default_factory=ItemLinks)
+    receipt: str | None = None
+    held_by: HeldBy | None = None
+    # Where the keyboard goes: a field (marked ``autofocus`` on the form), "conflict", "confirm" or "group".
+    focus: str | None = None
+    conflict: ConflictView | None = None
+    # The denial to confirm: the fields as typed, carried through the confirmation; and whether it corrects.
+    typed: list[tuple[str, str]] = field(default_factory=list)
+    amending: bool = False
+    current: dict[str, Any] | None = None
+    preview: Preview | None = None
+    answered: AppAnswer | None = None
+    window_ends: dt.datetime | None = None
+    error_slots: list[ErrorSlot] = field(default_factory=list)
+
+    @property
+    def question_label(self) -> object:
+        return states.QUESTION_TYPE_LABELS.get(str(self.question), self.question)
+
+    @property
+    def max_participants(self) -> int:
+        return MAX_PARTICIPANTS
+
+    @property
+    def window_passed(self) -> bool:
+        return self.window_ends is not None and self.window_ends <= timezone.now()
+
+    @property
+    def receipt_beside_form(self) -> bool:
+        """Answering, the receipt stays beside the form (a sticky column on wide screens)."""
+        return self.mode in ("answer", "confirm_deny") and self.form is not None
+
+    def show_form(self, form: AnswerForm) -> None:
+        """The form to fill in, with the outputs now and after saving what it holds."""
+        self.form = form
+        self.current = outputs(self.item, self.item.channel_context)
+        self.preview = preview_of(self.item, form)
+
+
+def answer_panel(
+    item: InboxItem,
+    user: Viewer,
+    *,
+    form: AnswerForm | None = None,
+    list_query: str = "",
+    conflict: AnswerConflict | None = None,
+    confirm_deny: list[tuple[str, str]] | None = None,
+    reserve: bool = True,
+) -> AnswerPanel:
+    """The panel for ``item`` as ``user`` sees it.
+
+    The item page calls this with the item alone; the answer views pass the
+    bound form (invalid input, a conflict, a denial to confirm) so what was
+    typed stays. ``confirm_deny`` holds the typed fields to carry through the
+    confirmation. Offering the form to answer reserves the item for ``user``
+    unless ``reserve`` is false.
+    """
+    ctx = item.channel_context
+    pending = pending_question(ctx) or {}
+    status, question = pending.get("status"), pending.get("type")
+    may_answer = isinstance(user, User) and user.has_perm(roles.ANSWER)
+    log = app_answers(item.pk)
+    panel = AnswerPanel(
+        item=item,
+        question=question,
+        list_query=list_query,
+        replaced=replaced_answer(item, log),
+        links=item_links(item.pk, user),
+        receipt=_receipt_kind(item),
+    )
+    if conflict is not None:
+        panel.mode, panel.focus = "conflict", "conflict"
+        panel.conflict = conflict_view(conflict)
+        if form is not None:
+            form.make_readonly()
+            panel.form, panel.question = form, form.question
+    elif confirm_deny is not None and form is not None:
+        panel.mode, panel.focus = "confirm_deny", "confirm"
+        panel.form, panel.typed, panel.amending = form, confirm_deny, form.is_amendment
+        panel.current = outputs(item, ctx)
+        panel.preview = preview_of(item, form, denial=True)
+    elif item.is_booked and status in ("open", "moved_to_app"):
+        panel.mode = "booked"
+    elif status == "open":
+        panel.mode = "waiting"
+        panel.window_ends = chat_window_ends(ctx)
+    elif status == "moved_to_app" and question in QUESTION_TYPES:
+        panel.mode = "answer"
+        if may_answer:
+            panel.show_form(form or answer_form(question, channel_context=ctx))
+            if reserve and isinstance(user, User):
+                panel.held_by = hold(item, user)
+    elif status == "moved_to_app":
+        panel.mode = "unknown_type"
+    elif status == "answered" and isinstance(question, str):
+        event = app_answer_in_place(ctx, question, log)
+        if event is not None:
+            panel.mode = "answered"
+            panel.answered = app_answer(event, question, ctx)
+            if may_answer and not item.is_booked:
+                words = panel.answered.customer_words or ""
+                version = panel.answered.version
+                panel.show_form(
+                    form or answer_form(question, channel_context=ctx, amend_version=version, customer_words=words)
+                )
+    panel.focus = panel.focus or _focus(panel)
+    return panel
+
+
+def _focus(panel: AnswerPanel) -> str | None:
+    """Where the keyboard goes on a form to fill in: its first field, the first error, or the answer's errors."""
+    form = panel.form
+    if form is None or panel.mode not in ("answer", "answered"):
         return None
-    if question == RESEND:
-        return next((e for e in reversed(log) if e.question_type == RESEND), None)
-    return app_answer_in_place(item.channel_context, question, log)
+    if panel.mode == "answered" and not form.is_bound:
+        return None  # folded away until the person opens "Correct this answer"
+    return form.focus_first()
+
+
+def app_answer(event: ClarificationEvent, question: str, ctx: object) -> AppAnswer:
+    value = answer_value(ctx, question)
+    text = answer_text(question, value)
+    from_customer = event.payload.get("raw_answer_source") == "customer"
+    return AppAnswer(
+        by=AnsweredBy.of(event),
+        text=text,
+        customer_words=text.raw_answer if text and from_customer else None,
+        version=answer_version(value),
+    )
 
 
 def answered_by(item: InboxItem, log: list[ClarificationEvent] | None = None) -> AnsweredBy | None:
-    event = _app_event(item, app_answers(item.pk) if log is None else log)
-    if event is None:
+    """Who answered the item's question in the app, if the item still holds that answer."""
+    pending = pending_question(item.channel_context) or {}
+    question = pending.get("type")
+    if not isinstance(question, str) or pending.get("status") != "answered":
         return None
-    return AnsweredBy(actor=event.actor_label, channel=items.channel_label(event.channel), at=event.occurred_at)
+    log = app_answers(item.pk) if log is None else log
+    if question == RESEND:
+        event = next((e for e in reversed(log) if e.question_type == RESEND), None)
+    else:
+        event = app_answer_in_place(item.channel_context, question, log)
+    return AnsweredBy.of(event) if event is not None else None
 
 
 def conflict_view(conflict: AnswerConflict) -> ConflictView:
-    item = conflict.item
-    now = outputs(item, item.channel_context)
-    pending = pending_question(item.channel_context)
-    open_question = (
-        {"type": pending.get("type"), "status": pending.get("status")}
-        if pending and pending.get("status") in ("open", "moved_to_app")
-        else None
-    )
+    now = outputs(conflict.item, conflict.item.channel_context)
     return ConflictView(
         reason=conflict.reason,
         message=conflict.message,
         lines=now["lines"],
         notes=now["notes"],
-        answered_by=answered_by(item),
-        open_question=open_question,
+        answered_by=answered_by(conflict.item),
     )
 
 
-def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> dict[str, Any]:
+def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Preview:
     """The outputs after saving what ``form`` holds (a denial, with ``denial``), or why there are none yet.
 
     Nothing is written: the new context is built in memory by the same
@@ -124,13 +308,13 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> di
         # the verifikat; the file is not sent just to preview.
         answer = ResendAnswer(readable=True)
     elif not form.is_bound:
-        return {"after": None, "note": None}
+        return Preview()
     else:
         # A fresh form: the one shown may carry a save's "incomplete" errors,
         # and a half answer is still worth previewing.
-        typed = answer_form(form.question, channel_context=None, data=form.data)
+        typed = answer_form(form.question, data=form.data)
         if not typed.is_valid(complete=False):
-            return {"after": None, "note": _("Fix the marked fields to see the preview.")}
+            return Preview(note=_("Fix the marked fields to see the preview."))
         answer = typed.valid_answer
     note = None
     try:
@@ -139,46 +323,37 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> di
         note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
     ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
     after_ctx = answered_context(ctx, answer, answered_at=utc_stamp(timezone.now()))
-    return {"after": outputs(item, after_ctx), "note": note}
+    return Preview(after=outputs(item, after_ctx), note=note)
 
 
-def _answered(item: InboxItem, question: str, log: list[ClarificationEvent], user: Any, form: Any) -> dict[str, Any]:
-    """The app's answer the item holds, and the form to correct it (bookkeepers, unbooked items)."""
-    ctx = item.channel_context
-    event = app_answer_in_place(ctx, question, log)
-    if event is None:
-        return {}
-    value = answer_value(ctx, question)
-    from_customer = event.payload.get("raw_answer_source") == "customer"
-    text = answer_text(question, value)
-    view: dict[str, Any] = {
-        "by": AnsweredBy(event.actor_label, items.channel_label(event.channel), event.occurred_at),
-        "text": text,
-        # raw_answer is quoted only when it holds a person's words.
-        "customer_words": text.raw_answer if text and from_customer else None,
-        "version": answer_version(value),
-        "form": None,
-    }
-    if isinstance(user, User) and user.has_perm(roles.ANSWER) and not item.is_booked:
-        words = text.raw_answer if text and from_customer and text.raw_answer else ""
-        view["form"] = form or answer_form(
-            question, channel_context=ctx, amend_version=view["version"], customer_words=words
+def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlot]:
+    """The error slots named in ``shown``, each with what the posted answer still gets wrong.
+
+    The answer is validated as on saving, so "Write the purpose" stays until
+    a purpose is written and goes as soon as one is; no field that shows no
+    error is given one while the person is still typing.
+    """
+    wanted = set(list(shown)[:_MAX_SLOTS])
+    if not wanted:
+        return []
+    form = answer_form(question, data=data)
+    form.is_valid()
+    slots = [
+        ErrorSlot(id=f"{bound.auto_id}_error", errors=[str(error) for error in bound.errors])
+        for bound in form.fields_in_order()
+        if bound.html_name in wanted
+    ]
+    if WHOLE_ANSWER in wanted:
+        slots.append(
+            ErrorSlot(id="answer-form_error", errors=[str(error) for error in form.non_field_errors()], whole=True)
         )
-    return view
-
-
-@dataclass(frozen=True, slots=True)
-class HeldBy:
-    """Someone else is answering the item: who, and since when (their latest opening of it)."""
-
-    name: str
-    since: dt.datetime | None
+    return slots
 
 
 def _receipt_kind(item: InboxItem) -> str | None:
     """How the receipt is shown beside the form (``image``, ``pdf``, ``file``), or None without one."""
     try:
-        return items.document_kind(item.document)
+        return document_kind(item.document)
     except DocumentAttachment.DoesNotExist:  # the id points at no row
         return None
 
@@ -194,128 +369,3 @@ def hold(item: InboxItem, user: User) -> HeldBy | None:
     since = until - dt.timedelta(minutes=queue.DEFAULT_MINUTES) if until else None
     name = holder.get_full_name() if isinstance(holder, User) else ""
     return HeldBy(name=name or holder.get_username(), since=since)
-
-
-def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[dict[str, Any]]:
-    """The error slots the page shows now, each re-rendered with what the posted answer still gets wrong.
-
-    ``shown`` names the fields (their posted names, ``GROUP_ERRORS`` for the
-    whole answer) whose errors the page shows. The answer is validated as
-    on saving, so "Write the purpose" stays until a purpose is written and
-    goes as soon as one is; no field that shows no error is given one while
-    the person is still typing.
-    """
-    wanted = set(list(shown)[:_MAX_SLOTS])
-    if not wanted:
-        return []
-    form = answer_form(question, channel_context=None, data=data)
-    form.is_valid()
-    slots: list[dict[str, Any]] = [
-        {"id": f"{bound.auto_id}_error", "errors": list(bound.errors)}
-        for bound in form.fields_in_order()
-        if bound.html_name in wanted
-    ]
-    if GROUP_ERRORS in wanted:
-        slots.append({"id": "answer-form_error", "errors": list(form.group_errors), "group": True})
-    return slots
-
-
-def panel_context(
-    item: InboxItem,
-    user: AbstractBaseUser | AnonymousUser,
-    *,
-    form: AnswerForm | None = None,
-    list_query: str = "",
-    conflict: AnswerConflict | None = None,
-    confirm_deny: list[tuple[str, str]] | None = None,
-    reserve: bool = True,
-) -> dict[str, Any]:
-    """The context ``items/_answer_panel.html`` needs, under ``answer_panel``.
-
-    The item page calls this with the item alone; the answer views pass the
-    bound form (invalid input, a conflict, a denial to confirm) so what was
-    typed stays. ``confirm_deny`` holds the typed fields to carry through the
-    confirmation. Offering the form to answer reserves the item for ``user``
-    unless ``reserve`` is false.
-
-    ``focus`` says where the keyboard goes when the panel is shown: a field
-    (marked ``autofocus`` on the form), or ``"conflict"``, ``"confirm"`` or
-    ``"group"`` for the box of that name.
-    """
-    ctx = item.channel_context
-    pending = pending_question(ctx)
-    status = pending.get("status") if pending else None
-    question = pending.get("type") if pending else None
-    may_answer = isinstance(user, User) and user.has_perm(roles.ANSWER)
-    log = app_answers(item.pk)
-    panel: dict[str, Any] = {
-        "mode": None,
-        "question": question,
-        "question_label": states.QUESTION_TYPE_LABELS.get(str(question), question),
-        "may_answer": may_answer,
-        "list_query": list_query,
-        "form": None,
-        "max_participants": MAX_PARTICIPANTS,
-        "replaced": replaced_answer(item, log),
-        "links": resend_links(item.pk),
-        "booked": item.is_booked,
-        "receipt": _receipt_kind(item),
-        "held_by": None,
-        "focus": None,
-    }
-    if conflict is not None:
-        panel["mode"] = "conflict"
-        panel["focus"] = "conflict"
-        panel["conflict"] = conflict_view(conflict)
-        if form is not None:
-            form.make_readonly()
-            panel["form"] = form
-            panel["question"] = form.question
-    elif confirm_deny is not None and form is not None:
-        panel["mode"] = "confirm_deny"
-        panel["focus"] = "confirm"
-        panel["typed"] = confirm_deny
-        panel["current"] = outputs(item, ctx)
-        panel["preview"] = preview_of(item, form, denial=True)
-        panel["amending"] = form.is_amendment
-    elif item.is_booked and status in ("open", "moved_to_app"):
-        panel["mode"] = "booked"
-    elif status == "open":
-        panel["mode"] = "waiting"
-        ends = chat_window_ends(ctx)
-        panel["window_ends"] = ends
-        panel["window_passed"] = ends is not None and ends <= timezone.now()
-    elif status == "moved_to_app" and question in QUESTION_TYPES:
-        panel["mode"] = "answer"
-        if may_answer:
-            form = form or answer_form(question, channel_context=ctx)
-            panel["form"] = form
-            panel["current"] = outputs(item, ctx)
-            panel["preview"] = preview_of(item, form)
-            if reserve and isinstance(user, User):
-                panel["held_by"] = hold(item, user)
-    elif status == "moved_to_app":
-        panel["mode"] = "unknown_type"
-    elif status == "answered" and isinstance(question, str):
-        answered = _answered(item, question, log, user, form)
-        if answered:
-            panel["mode"] = "answered"
-            panel["answered"] = answered
-            panel["form"] = answered["form"]
-            if answered["form"] is not None:
-                panel["current"] = outputs(item, ctx)
-                panel["preview"] = preview_of(item, answered["form"])
-    panel["focus"] = panel["focus"] or _focus(panel)
-    # Answering, the receipt stays beside the form (a sticky column on wide screens).
-    panel["receipt_beside_form"] = panel["mode"] in ("answer", "confirm_deny") and may_answer
-    return {"answer_panel": panel}
-
-
-def _focus(panel: dict[str, Any]) -> str | None:
-    """Where the keyboard goes on a form to fill in: its first field, the first error, or the answer's errors."""
-    form = panel["form"]
-    if form is None or panel["mode"] not in ("answer", "answered"):
-        return None
-    if panel["mode"] == "answered" and not form.is_bound:
-        return None  # folded away until the person opens "Correct this answer"
-    return str(form.focus_first())

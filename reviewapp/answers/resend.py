@@ -20,16 +20,17 @@ import uuid
 from pathlib import PurePath
 from typing import Any, Final
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import File
 from django.core.files.storage import storages
 from django.utils.translation import gettext as _
 
+from reviewapp import access
 from reviewapp.answers.uploads import CheckedFile
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 
 DOCUMENTS_STORAGE: Final = "documents"
-MIME_TYPES: Final = {"jpeg": "image/jpeg", "png": "image/png", "pdf": "application/pdf"}
 MAX_STORED_NAME: Final = 100
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -55,10 +56,13 @@ def sha256_of(upload: Any) -> str:
     return digest.hexdigest()
 
 
-def replacement(old: InboxItem, new_id: str) -> InboxItem:
-    """The newer item of the same company that replaces ``old``, or ``AnswerInvalid``."""
+def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxItem:
+    """The newer item of the same company that replaces ``old``, or ``AnswerInvalid``.
+
+    An item of a company ``user`` may not see is no item at all: its id says nothing.
+    """
     new = InboxItem.objects.filter(pk=new_id).first()
-    if new is None:
+    if new is None or not access.can_see(user, new.company_id):
         raise AnswerInvalid({"replaced_by": [_("No item has this id.")]})
     if new.pk == old.pk:
         raise AnswerInvalid({"replaced_by": [_("An item cannot replace itself.")]})
@@ -85,7 +89,7 @@ def store_upload(
         storage_path=saved,
         file_name=name,
         file_size_bytes=upload.size,
-        mime_type=MIME_TYPES[checked.kind],
+        mime_type=checked.mime_type,
         sha256_hash=sha256,
         upload_source="file_upload",
     )

@@ -1,7 +1,8 @@
 """A sharper receipt file, checked before it is stored: what it really is, and that it is harmless.
 
-- The type comes from the first bytes (JPEG, PNG or PDF), never from the name
-  or the browser's content type; at most ``settings.RECEIPT_UPLOAD_MAX_BYTES``.
+- The type comes from the first bytes (JPEG, PNG or PDF, by ``reviewapp.files``),
+  never from the name or the browser's content type; at most
+  ``settings.RECEIPT_UPLOAD_MAX_BYTES``.
 - Images: the declared size is read from the header and refused above
   ``MAX_IMAGE_PIXELS`` before anything is decoded (a 13 KB PNG can declare
   108 megapixels, 324 MB once decoded); then Pillow checks the file's
@@ -26,13 +27,12 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
+from reviewapp import files
+
 MAX_IMAGE_PIXELS: Final = 40_000_000
 
-SIGNATURES: Final = (
-    (b"\xff\xd8\xff", "jpeg", "jpg"),
-    (b"\x89PNG\r\n\x1a\n", "png", "png"),
-    (b"%PDF-", "pdf", "pdf"),
-)
+# What a sharper receipt may be (``reviewapp.files`` tells from the first bytes).
+RECEIPT_TYPES: Final = ("image/jpeg", "image/png", "application/pdf")
 
 # Names that make a PDF run something: scripts, and actions on opening or on any event.
 ACTIVE_PDF_NAMES: Final = frozenset({"JavaScript", "JS", "OpenAction", "AA", "Launch", "XFA"})
@@ -53,11 +53,14 @@ _FILTERS: Final = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class CheckedFile:
-    """An upload whose content was checked: its kind and the extension to store it under."""
+    """An upload whose content was checked: its real type and the extension to store it under."""
 
     upload: UploadedFile
-    kind: str
-    extension: str
+    mime_type: str
+
+    @property
+    def extension(self) -> str:
+        return files.EXTENSIONS[self.mime_type]
 
 
 class _Unreadable(Exception):
@@ -76,27 +79,24 @@ def check_file(upload: UploadedFile) -> CheckedFile:
             % {"size": f"{size / 1_048_576:.1f}", "limit": f"{limit / 1_048_576:.1f}"}
         )
     upload.seek(0)
-    head = upload.read(16)
+    mime_type = files.mime_type_of(upload.read(files.HEAD_BYTES))
     upload.seek(0)
-    found = next(((kind, ext) for signature, kind, ext in SIGNATURES if head.startswith(signature)), None)
-    if found is None:
+    if mime_type not in RECEIPT_TYPES:
         raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
-    kind, extension = found
-    if kind == "pdf":
-        upload.seek(0)
+    if mime_type == "application/pdf":
         data = upload.read(limit + 1)
         upload.seek(0)
         check_pdf(data)
     else:
-        _check_image(upload, kind)
-    return CheckedFile(upload=upload, kind=kind, extension=extension)
+        _check_image(upload, mime_type)
+    return CheckedFile(upload=upload, mime_type=mime_type)
 
 
 class _PixelCap(ValueError):
     """The image's declared size is over ``MAX_IMAGE_PIXELS``."""
 
 
-def _check_image(upload: UploadedFile, kind: str) -> None:
+def _check_image(upload: UploadedFile, mime_type: str) -> None:
     from PIL import Image
 
     try:
@@ -113,7 +113,7 @@ def _check_image(upload: UploadedFile, kind: str) -> None:
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(upload) as image:
                 image.verify()  # the file's structure; decodes no pixels
-                found = (image.format or "").lower()
+                found = Image.MIME.get(image.format or "")
     except _PixelCap:
         raise
     except (Image.DecompressionBombWarning, Image.DecompressionBombError):
@@ -122,7 +122,7 @@ def _check_image(upload: UploadedFile, kind: str) -> None:
         raise ValueError(_("The image is damaged or incomplete; it cannot be opened.")) from None
     finally:
         upload.seek(0)
-    if found != kind:
+    if found != mime_type:
         raise ValueError(_("Upload a JPEG, PNG or PDF file; this file is none of them."))
 
 

@@ -1,7 +1,7 @@
-"""The rules an answer must pass before anything is written.
+"""The rules an answer must pass before anything is written, and the JSON API's body read into an answer.
 
-Limits (the issue leaves them to us; generous for a receipt, small enough
-that nobody pastes a novel into a prompt line):
+Limits (generous for a receipt, small enough that nobody pastes a novel
+into a prompt line):
 
 - at most ``MAX_PARTICIPANTS`` (20) participants; a name or company of at most
   200 characters, a purpose or context text of at most 2000;
@@ -19,6 +19,9 @@ that nobody pastes a novel into a prompt line):
   JavaScript in a PDF, a pixel cap on images);
 - the customer's own words (``raw_answer``) are optional free text of at most
   2000 characters; a replacing item is named by its id (a UUID).
+
+``answer_from_json`` checks only the body's shape (types, known fields);
+``validate`` applies the rules, for the API exactly as for the page.
 """
 
 from __future__ import annotations
@@ -26,17 +29,23 @@ from __future__ import annotations
 import datetime as dt
 import re
 import uuid
+from collections.abc import Callable
 from typing import Any, Final
 
 from django.utils.translation import gettext as _
 
 from reviewapp import text
 from reviewapp.answers.inputs import (
+    CONTEXT,
+    QUESTION_TYPES,
+    REPRESENTATION,
+    RESEND,
     Answer,
     ContextAnswer,
     ParticipantInput,
     RepresentationAnswer,
     ResendAnswer,
+    TypedAnswer,
 )
 from reviewapp.answers.uploads import check_file
 
@@ -50,6 +59,16 @@ MIN_EVENT_YEAR: Final = 2000
 MAX_EVENT_YEAR: Final = 2099
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_VERSION = re.compile(r"[0-9a-f]{16,64}")
+
+# The fields the JSON API accepts for each question.
+API_FIELDS: Final = {
+    REPRESENTATION: frozenset(
+        {"question", "participants", "purpose", "event_date", "denied", "raw_answer", "amend", "answer_version"}
+    ),
+    CONTEXT: frozenset({"question", "text", "raw_answer", "amend", "answer_version"}),
+    RESEND: frozenset({"question", "readable", "replaced_by"}),
+}
 
 
 class AnswerInvalid(Exception):
@@ -66,18 +85,11 @@ class AnswerInvalid(Exception):
         self.errors = errors
 
 
-def clean_line(value: str, *, max_length: int) -> str:
-    """One line of text, trimmed, ``""`` when blank; raises ``ValueError`` with the message."""
-    return text.clean(value, max_length=max_length)
-
-
-def clean_text(value: str, *, max_length: int) -> str:
-    """Free text that may span lines: CRLF becomes LF, then trimmed; ``""`` when blank."""
-    return text.clean(value, max_length=max_length, multiline=True)
+# --- One field -------------------------------------------------------------------------
 
 
 def clean_name(value: str) -> str:
-    name = clean_line(value, max_length=MAX_NAME_LENGTH)
+    name = text.clean(value, max_length=MAX_NAME_LENGTH)
     if not name:
         raise ValueError(_("Enter the participant's name (white space or invisible characters alone are not a name)."))
     return name
@@ -86,7 +98,7 @@ def clean_name(value: str) -> str:
 def clean_company(value: str | None) -> str | None:
     if value is None:
         return None
-    return clean_line(value, max_length=MAX_COMPANY_LENGTH) or None
+    return text.clean(value, max_length=MAX_COMPANY_LENGTH) or None
 
 
 def clean_event_date(value: str) -> str:
@@ -111,12 +123,19 @@ def too_many_participants(count: int) -> str:
     return _("At most %(max)d participants (this has %(count)d).") % {"max": MAX_PARTICIPANTS, "count": count}
 
 
-def _collect(errors: dict[str, list[str]], key: str, func: Any, *args: Any) -> Any:
+def _free_text(max_length: int) -> Callable[[str], str]:
+    return lambda value: text.clean(value, max_length=max_length, multiline=True)
+
+
+def _collect(errors: dict[str, list[str]], key: str, func: Callable[[Any], Any], value: Any) -> Any:
     try:
-        return func(*args)
+        return func(value)
     except ValueError as error:
         errors.setdefault(key, []).append(str(error))
         return None
+
+
+# --- The whole answer ------------------------------------------------------------------
 
 
 def validate(answer: Answer, *, complete: bool = True) -> Answer:
@@ -131,14 +150,10 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
     if isinstance(answer, RepresentationAnswer):
         cleaned = _validate_representation(answer, errors, complete=complete)
     elif isinstance(answer, ContextAnswer):
-        note = _collect(errors, "text", lambda v: clean_text(v, max_length=MAX_TEXT_LENGTH), answer.text)
+        note = _collect(errors, "text", _free_text(MAX_TEXT_LENGTH), answer.text)
         if complete and note == "":
             errors.setdefault("text", []).append(_("Write what the purchase was for."))
-        raw = _raw_answer(answer.raw_answer, errors)
-        _check_amend(answer.amend, answer.expected_version, errors)
-        cleaned = ContextAnswer(
-            text=note or "", raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
-        )
+        cleaned = ContextAnswer(text=note or "", **_typed(answer, errors))
     elif isinstance(answer, ResendAnswer):
         cleaned = _validate_resend(answer, errors, complete=complete)
     else:
@@ -146,6 +161,16 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
     if errors:
         raise AnswerInvalid(errors)
     return cleaned
+
+
+def _typed(answer: TypedAnswer, errors: dict[str, list[str]]) -> dict[str, Any]:
+    """The customer's own words (free text, trimmed, optional) and the amendment, checked."""
+    words = _collect(errors, "raw_answer", _free_text(MAX_RAW_ANSWER_LENGTH), answer.raw_answer)
+    if answer.amend and not _VERSION.fullmatch(answer.expected_version or ""):
+        errors["answer_version"] = [
+            _("Send the answer_version of the answer you are correcting (from the item's current state).")
+        ]
+    return {"raw_answer": words or "", "amend": answer.amend, "expected_version": answer.expected_version}
 
 
 def _validate_representation(
@@ -160,11 +185,7 @@ def _validate_representation(
             errors["purpose"] = [_("A denial has no purpose.")]
         if not text.is_blank(answer.event_date):
             errors["event_date"] = [_("A denial has no event date.")]
-        raw = _raw_answer(answer.raw_answer, errors)
-        _check_amend(answer.amend, answer.expected_version, errors)
-        return RepresentationAnswer(
-            denied=True, raw_answer=raw, amend=answer.amend, expected_version=answer.expected_version
-        )
+        return RepresentationAnswer(denied=True, **_typed(answer, errors))
 
     participants: list[ParticipantInput] = []
     if len(answer.participants) > MAX_PARTICIPANTS:
@@ -174,7 +195,7 @@ def _validate_representation(
         company = _collect(errors, f"participants.{index}.company", clean_company, person.company)
         if name is not None:
             participants.append(ParticipantInput(name=name, company=company))
-    purpose = _collect(errors, "purpose", lambda v: clean_text(v, max_length=MAX_PURPOSE_LENGTH), answer.purpose)
+    purpose = _collect(errors, "purpose", _free_text(MAX_PURPOSE_LENGTH), answer.purpose)
     event_date = _collect(errors, "event_date", clean_event_date, answer.event_date)
     if complete:
         # The question asked for both; anything less is not an answer.
@@ -184,32 +205,12 @@ def _validate_representation(
             )
         if purpose == "":
             errors.setdefault("purpose", []).append(_("Write the purpose of the representation."))
-    raw = _raw_answer(answer.raw_answer, errors)
-    _check_amend(answer.amend, answer.expected_version, errors)
     return RepresentationAnswer(
         participants=tuple(participants),
         purpose=purpose or "",
         event_date=event_date or "",
-        raw_answer=raw,
-        amend=answer.amend,
-        expected_version=answer.expected_version,
+        **_typed(answer, errors),
     )
-
-
-def _raw_answer(value: str, errors: dict[str, list[str]]) -> str:
-    """The customer's own words: free text, trimmed, optional."""
-    cleaned = _collect(errors, "raw_answer", lambda v: clean_text(v, max_length=MAX_RAW_ANSWER_LENGTH), value)
-    return cleaned or ""
-
-
-_VERSION = re.compile(r"[0-9a-f]{16,64}")
-
-
-def _check_amend(amend: bool, expected_version: str, errors: dict[str, list[str]]) -> None:
-    if amend and not _VERSION.fullmatch(expected_version or ""):
-        errors["answer_version"] = [
-            _("Send the answer_version of the answer you are correcting (from the item's current state).")
-        ]
 
 
 def _validate_resend(answer: ResendAnswer, errors: dict[str, list[str]], *, complete: bool) -> ResendAnswer:
@@ -232,3 +233,105 @@ def _validate_resend(answer: ResendAnswer, errors: dict[str, list[str]], *, comp
         except ValueError:
             errors["replaced_by"] = [_("Enter the id of the item that replaces this one (a UUID).")]
     return ResendAnswer(readable=answer.readable, upload=answer.upload, replaced_by=replaced_by)
+
+
+# --- The JSON API's body ---------------------------------------------------------------
+
+
+def answer_from_json(data: object) -> Answer:
+    """The answer a JSON body describes, or ``AnswerInvalid`` for its shape.
+
+    Only the shape is checked here (types, known fields); the rules are
+    ``validate``'s, applied by ``answer_question`` like for the page.
+    ``raw_answer`` is the customer's own words (optional); ``amend: true``
+    with ``answer_version`` (from the item's state) corrects the app's answer.
+    """
+    if not isinstance(data, dict):
+        raise AnswerInvalid({"question": [_("The body must be a JSON object.")]})
+    question = data.get("question")
+    if question not in QUESTION_TYPES:
+        raise AnswerInvalid(
+            {"question": [_("Unknown question type; use one of: %(types)s.") % {"types": ", ".join(QUESTION_TYPES)}]}
+        )
+    errors: dict[str, list[str]] = {
+        key: [_("Unknown field for this question.")] for key in data if key not in API_FIELDS[question]
+    }
+    answer: Answer
+    if question == RESEND:
+        replaced_by = _json_text(data, "replaced_by", errors)
+        readable = data.get("readable", False)
+        if readable is not True and not replaced_by:
+            errors["readable"] = [
+                _(
+                    'Send "readable": true, or "replaced_by": "<id of the newer item>". '
+                    "A sharper file can only be uploaded on the item page."
+                )
+            ]
+        answer = ResendAnswer(readable=readable is True, replaced_by=replaced_by)
+    else:
+        amend = data.get("amend", False)
+        if not isinstance(amend, bool):
+            errors["amend"] = [_("Must be true or false.")]
+            amend = False
+        typed: dict[str, Any] = {
+            "raw_answer": _json_text(data, "raw_answer", errors),
+            "amend": amend,
+            "expected_version": _json_text(data, "answer_version", errors),
+        }
+        if question == REPRESENTATION:
+            denied = data.get("denied", False)
+            if not isinstance(denied, bool):
+                errors["denied"] = [_("Must be true or false.")]
+            answer = RepresentationAnswer(
+                participants=_json_participants(data.get("participants"), errors),
+                purpose=_json_text(data, "purpose", errors),
+                event_date=_json_text(data, "event_date", errors),
+                denied=denied is True,
+                **typed,
+            )
+        else:
+            if "text" not in data:
+                errors["text"] = [_("Write what the purchase was for.")]
+            answer = ContextAnswer(text=_json_text(data, "text", errors), **typed)
+    if errors:
+        raise AnswerInvalid(errors)
+    return answer
+
+
+def _json_text(data: dict[str, Any], key: str, errors: dict[str, list[str]]) -> str:
+    """An optional string field; ``null`` and absent read as empty."""
+    value = data.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        errors.setdefault(key, []).append(_("Must be a string."))
+        return ""
+    return value
+
+
+def _json_participants(value: object, errors: dict[str, list[str]]) -> tuple[ParticipantInput, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        errors["participants"] = [_('Must be a list of {"name", "company"} objects.')]
+        return ()
+    if len(value) > MAX_PARTICIPANTS:
+        errors["participants"] = [too_many_participants(len(value))]
+        return ()
+    people: list[ParticipantInput] = []
+    for index, person in enumerate(value):
+        path = f"participants.{index}"
+        if not isinstance(person, dict):
+            errors[path] = [_("Must be an object with a name and an optional company.")]
+            continue
+        for key in person:
+            if key not in ("name", "company"):
+                errors[f"{path}.{key}"] = [_("Unknown field for a participant.")]
+        name, company = person.get("name"), person.get("company")
+        if not isinstance(name, str):
+            errors[f"{path}.name"] = [_("Enter the participant's name as a string.")]
+        if company is not None and not isinstance(company, str):
+            errors[f"{path}.company"] = [_("Must be a string or null.")]
+        if isinstance(name, str) and (company is None or isinstance(company, str)):
+            people.append(ParticipantInput(name=name, company=company))
+    return tuple(people)

@@ -6,7 +6,8 @@ on the ``bookkeeping`` database it:
 1. locks the item row and re-reads it, then refuses (``AnswerConflict``)
    unless the very question answered is ``moved_to_app`` (or, for an
    amendment, is answered and still holds the app's answer, unchanged since
-   the form was loaded), and refuses every booked item;
+   the form was loaded), and refuses every booked item; an item of a company
+   the user may not see is missing (``InboxItem.DoesNotExist``);
 2. writes ``channel_context`` in the intake's shapes, every other key
    carried over as the locked row holds it (``update_fields``: the trigger
    sets ``updated_at``);
@@ -17,24 +18,32 @@ on the ``bookkeeping`` database it:
 
 After the commit it logs the before and after in the review database
 (``ClarificationEvent``) and re-indexes the items for the list.
+
+The ``processing_history`` event is the intake's own (``channel``,
+``inbox_item_id``, ``question_type``), plus ``"amended": true`` for a
+correction. The actor names the review user: ``{"type": "user", "id":
+"review-app:<id>", "label": …}``. Labels must not carry personnummer or
+org-number digit patterns, so every run of six or more digits is taken out
+of the user name.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import index, roles
-from reviewapp.answers import conversation, history, resend
+from reviewapp import access, index, roles
+from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
     answer_json,
     answer_value,
@@ -44,7 +53,7 @@ from reviewapp.answers.channel_context import (
     to_millis,
     utc_stamp,
 )
-from reviewapp.answers.inputs import UPLOAD, Answer, ContextAnswer, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.inputs import UPLOAD, Answer, ContextAnswer, RepresentationAnswer, ResendAnswer, TypedAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers
 from reviewapp.answers.uploads import check_file
 from reviewapp.answers.validation import AnswerInvalid, validate
@@ -53,6 +62,10 @@ from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
 
 log = logging.getLogger(__name__)
+
+ANSWERED: Final = "ChannelQuestionAnswered"
+ACTOR_PREFIX: Final = "review-app"
+_LONG_DIGITS = re.compile(r"\d{6,}")
 
 
 class AnswerConflict(Exception):
@@ -87,19 +100,10 @@ class AnswerConflict(Exception):
         )
 
 
-@dataclass(frozen=True, slots=True)
-class AnswerResult:
-    item: InboxItem
-    event: ClarificationEvent
-    history: ProcessingHistory
-    new_item: InboxItem | None = None
-    document: DocumentAttachment | None = None
-    replaced_by: InboxItem | None = None
-    conversations: list[conversation.ConversationChange] = field(default_factory=list)
-
-
 @dataclass(slots=True)
-class _Written:
+class AnswerResult:
+    """What one answer wrote: the item as it is now, the context before and after, every row added."""
+
     item: InboxItem
     before: Any
     after: dict[str, Any]
@@ -108,6 +112,8 @@ class _Written:
     new_item: InboxItem | None = None
     document: DocumentAttachment | None = None
     replaced_by: InboxItem | None = None
+    # The app's own log entry, written once the transaction is committed.
+    event: ClarificationEvent = field(init=False)
 
 
 def answer_question(
@@ -115,8 +121,9 @@ def answer_question(
 ) -> AnswerResult:
     """Validate ``answer`` and write it, with its conversation and audit event, in one transaction.
 
-    Raises ``PermissionDenied``, ``InboxItem.DoesNotExist``, ``AnswerInvalid``
-    (nothing written) or ``AnswerConflict`` (nothing written).
+    Raises ``PermissionDenied``, ``InboxItem.DoesNotExist`` (no such item, or
+    one of a company ``user`` may not see), ``AnswerInvalid`` or
+    ``AnswerConflict``; nothing is written then.
     """
     if not user.has_perm(roles.ANSWER):
         raise PermissionDenied
@@ -125,7 +132,7 @@ def answer_question(
     stored: list[tuple[Any, str]] = []
     try:
         with transaction.atomic(using=BOOKKEEPING_DB):
-            written = _write(item_id, user, cleaned, moment, stored)
+            result = _write(item_id, user, cleaned, moment, stored)
     except BaseException:
         # A rolled-back upload must not leave its file behind in the bucket.
         for storage, name in stored:
@@ -134,41 +141,36 @@ def answer_question(
             except Exception:
                 log.exception("could not delete %s after a rolled-back answer", name)
         raise
-    event = ClarificationEvent.objects.create(
-        item_id=written.item.pk,
+    result.event = ClarificationEvent.objects.create(
+        item_id=result.item.pk,
         event_type=ClarificationEvent.ANSWERED,
         question_type=cleaned.question,
         actor=user,
         actor_label=user.get_username(),
         channel=ClarificationEvent.Channel.APP,
-        payload=_log_payload(cleaned, written),
+        payload=_log_payload(cleaned, result),
         occurred_at=moment,
     )
     try:
-        index.index_items([written.item.pk, *([written.new_item.pk] if written.new_item else [])])
+        index.index_items([result.item.pk, *([result.new_item.pk] if result.new_item else [])])
     except Exception:
         # The answer is committed; sync_index's next poll indexes it anyway.
-        log.exception("could not index item %s after an answer", written.item.pk)
-    return AnswerResult(
-        item=written.item,
-        event=event,
-        history=written.history,
-        new_item=written.new_item,
-        document=written.document,
-        replaced_by=written.replaced_by,
-        conversations=written.conversations,
-    )
+        log.exception("could not index item %s after an answer", result.item.pk)
+    return result
 
 
 def _write(
     item_id: uuid.UUID | str, user: User, answer: Answer, now: dt.datetime, stored: list[tuple[Any, str]]
-) -> _Written:
+) -> AnswerResult:
     # The lock makes a concurrent answer wait here, then read what was
     # committed before it: the checks below see the latest row.
     item = InboxItem.objects.select_for_update().get(pk=item_id)
+    if not access.can_see(user, item.company_id):
+        # Checked here too, not only by the views: another company's item is as missing as no item.
+        raise InboxItem.DoesNotExist
     before = item.channel_context
     reason = conflict_reason(before, answer.question, booked=item.is_booked, amend=answer.amend)
-    if reason is None and isinstance(answer, RepresentationAnswer | ContextAnswer) and answer.amend:
+    if reason is None and isinstance(answer, TypedAnswer) and answer.amend:
         reason = _amend_conflict(item, answer)
     if reason is not None:
         raise AnswerConflict(item, reason)
@@ -180,7 +182,7 @@ def _write(
             assert answer.upload is not None
             document, new_item = resend.store_upload(item, check_file(answer.upload), now=now, stored=stored)
         elif answer.replaced_by:
-            replaced_by = resend.replacement(item, answer.replaced_by)
+            replaced_by = resend.replacement(item, answer.replaced_by, user)
     after = answered_context(before, answer, answered_at=utc_stamp(now))
     if answer.amend and _without_times(answer_value(after, answer.question)) == _without_times(
         answer_value(before, answer.question)
@@ -193,25 +195,16 @@ def _write(
         changes = conversation.settle_in_conversations(item.pk, answer.question)
     except conversation.ConversationBusy:
         raise AnswerConflict(item, "busy") from None
-    event = history.append_question_event(
+    event = append_question_event(
         item,
-        event_type=history.ANSWERED,
+        event_type=ANSWERED,
         question=answer.question,
-        actor=history.actor_for(user),
+        actor=actor_for(user),
         occurred_at=now,
         amended=answer.amend,
     )
     item.refresh_from_db()
-    return _Written(
-        item=item,
-        before=before,
-        after=after,
-        history=event,
-        conversations=changes,
-        new_item=new_item,
-        document=document,
-        replaced_by=replaced_by,
-    )
+    return AnswerResult(item, before, after, event, changes, new_item, document, replaced_by)
 
 
 def _without_times(value: Any) -> Any:
@@ -231,7 +224,7 @@ def _amend_conflict(item: InboxItem, answer: RepresentationAnswer | ContextAnswe
     return None
 
 
-def _log_payload(answer: Answer, written: _Written) -> dict[str, Any]:
+def _log_payload(answer: Answer, written: AnswerResult) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "before": written.before,
         "after": written.after,
@@ -240,7 +233,7 @@ def _log_payload(answer: Answer, written: _Written) -> dict[str, Any]:
         "history_event_id": str(written.history.pk),
         "conversations": [change.to_json() for change in written.conversations],
     }
-    if isinstance(answer, RepresentationAnswer | ContextAnswer):
+    if isinstance(answer, TypedAnswer):
         # Whether raw_answer holds a person's words or the app's rendering of
         # what was typed: the item page quotes only the former.
         payload["raw_answer_source"] = "customer" if answer.raw_answer else "rendered"
@@ -252,3 +245,46 @@ def _log_payload(answer: Answer, written: _Written) -> dict[str, Any]:
             "document_id": str(written.document.pk) if written.document else None,
         }
     return payload
+
+
+# --- accounted's audit log --------------------------------------------------------
+
+
+def actor_label(username: str) -> str:
+    """The user name without any run of 6+ digits: ``anna19850101-1234`` → ``anna-1234``."""
+    return " ".join(_LONG_DIGITS.sub("", username).split())
+
+
+def actor_for(user: AbstractBaseUser) -> dict[str, str]:
+    actor = {"type": "user", "id": f"{ACTOR_PREFIX}:{user.pk}"}
+    label = actor_label(user.get_username())
+    if label:
+        actor["label"] = label
+    return actor
+
+
+def append_question_event(
+    item: InboxItem,
+    *,
+    event_type: str,
+    question: str,
+    actor: dict[str, str],
+    occurred_at: dt.datetime,
+    amended: bool = False,
+) -> ProcessingHistory:
+    """One question event for ``item``, as accounted appends it (``aggregate_type`` 'System')."""
+    payload: dict[str, Any] = {"channel": "whatsapp", "inbox_item_id": str(item.pk), "question_type": question}
+    if amended:
+        payload["amended"] = True
+    return ProcessingHistory.objects.create(
+        company_id=item.company_id,
+        correlation_id=item.correlation_id or item.pk,
+        causation_id=None,
+        aggregate_type="System",
+        aggregate_id=item.pk,
+        event_type=event_type,
+        payload=payload,
+        payload_schema_version=1,
+        actor=actor,
+        occurred_at=occurred_at,
+    )

@@ -1,21 +1,46 @@
 """The answer forms on the item page: one per question type.
 
-The forms only turn posted fields into an ``answers.Answer``; every rule
-lives in ``answers.validate``, which the JSON API goes through too. Errors
-come back keyed by answer path (``participants.2.name``) and are put under
-the field they belong to.
+The forms only turn posted fields into an ``Answer``; every rule lives in
+``reviewapp.answers.validation.validate``, which the JSON API goes through
+too. Its errors come back keyed by answer path (``participants.2.name``) and
+are put under the field they belong to; the ones about the whole answer
+("at most 20 participants") are the form's ``non_field_errors``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import answers
-from reviewapp.answers import Answer, AnswerInvalid
+from reviewapp.answers.inputs import (
+    CONTEXT,
+    READABLE,
+    REPLACED,
+    REPRESENTATION,
+    RESEND,
+    UPLOAD,
+    Answer,
+    ContextAnswer,
+    ParticipantInput,
+    RepresentationAnswer,
+    ResendAnswer,
+)
+from reviewapp.answers.validation import (
+    MAX_COMPANY_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_PARTICIPANTS,
+    MAX_PURPOSE_LENGTH,
+    MAX_RAW_ANSWER_LENGTH,
+    MAX_TEXT_LENGTH,
+    AnswerInvalid,
+    validate,
+)
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 # The buttons' ``action`` values. "Not representation" first asks for a
 # confirmation (DENY shows its preview), then saves (DENY_CONFIRM); EDIT goes
@@ -57,6 +82,12 @@ class _DateInput(forms.TextInput):
         return context
 
 
+def _free_text(label: StrOrPromise, *, rows: int, max_length: int, help_text: StrOrPromise) -> forms.CharField:
+    """Free text kept as typed: ``validate`` trims it and says what is missing or too long."""
+    textarea = forms.Textarea(attrs={"rows": rows, "maxlength": max_length})
+    return forms.CharField(label=label, required=False, strip=False, widget=textarea, help_text=help_text)
+
+
 class _FirstRadioFocus(forms.RadioSelect):
     """Radio buttons where only the first may carry ``autofocus`` (one per page)."""
 
@@ -76,40 +107,54 @@ class _FirstRadioFocus(forms.RadioSelect):
         return option
 
 
-def _raw_answer_field() -> forms.CharField:
-    return forms.CharField(
-        label=_("The customer's own words (optional)"),
-        required=False,
-        strip=False,
-        widget=forms.Textarea(attrs={"rows": 2, "maxlength": answers.MAX_RAW_ANSWER_LENGTH}),
-        help_text=_(
-            "Only what the customer said, for example on the phone or in a mail, word for word. "
-            "Left empty, the answer is stored as what you entered above."
-        ),
-    )
+class AnswerForm(forms.Form):
+    """What every answer form does: the posted fields as an ``Answer`` that passed ``validate``.
 
+    ``is_valid()`` sets ``valid_answer``; an ``AnswerInvalid`` (from
+    ``validate`` here, or from the write) goes under the field that
+    ``error_fields`` names for its path, else above the form.
+    """
 
-class AnswerFormMixin:
-    """What the view needs from every answer form."""
+    question: ClassVar[str]
+    # An answer path (``AnswerInvalid.errors`` key) → the field its message goes under.
+    error_fields: ClassVar[dict[str, str]] = {}
 
-    question: str
-    answer: Answer | None = None
-    # Errors that belong to no single field (e.g. "at most 20 participants").
-    group_errors: list[str]
+    def __init__(
+        self,
+        data: Any = None,
+        files: Any = None,
+        *,
+        channel_context: object = None,
+        action: str = SAVE,
+        amend_version: str = "",
+        customer_words: str = "",
+    ) -> None:
+        """Bound to ``data`` when given, else prefilled from ``channel_context``.
+
+        ``amend_version`` (the current answer's ``answer_version``) makes an
+        unbound form a correction of the app's answer, prefilled with it.
+        """
+        initial = self.initial_from(channel_context, amending=bool(amend_version))
+        if amend_version and "amend" in self.base_fields:
+            initial.update(amend="1", answer_version=amend_version, raw_answer=customer_words)
+        super().__init__(data, files, initial=initial)
+        self.action = action
+        self.answer: Answer | None = None
+
+    def initial_from(self, channel_context: object, *, amending: bool) -> dict[str, Any]:
+        return {}
 
     @property
     def is_amendment(self) -> bool:
-        form: Any = self
-        value = form.data.get("amend") if form.is_bound else form.initial.get("amend")
+        value = self.data.get("amend") if self.is_bound else self.initial.get("amend")
         return value in ("1", "true", "on", True)
 
-    def amend_fields(self) -> tuple[bool, str]:
+    def amend_fields(self) -> dict[str, Any]:
         """Whether this corrects an earlier answer, and the version of the answer it corrects."""
-        form: Any = self
         if not self.is_amendment:
-            return False, ""
-        version = form.data.get("answer_version", "") if form.is_bound else form.initial.get("answer_version", "")
-        return True, str(version or "")
+            return {"amend": False, "expected_version": ""}
+        version = self.data.get("answer_version", "") if self.is_bound else self.initial.get("answer_version", "")
+        return {"amend": True, "expected_version": str(version or "")}
 
     @property
     def valid_answer(self) -> Answer:
@@ -118,8 +163,33 @@ class AnswerFormMixin:
             raise ValueError("call is_valid() first")
         return self.answer
 
-    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+    def is_valid(self, *, complete: bool = True) -> bool:
+        """Whether the fields make an answer ``validate`` accepts (``complete=False``: half done is fine)."""
+        if not self.fields_valid():
+            return False
+        try:
+            self.answer = validate(self.typed_answer(), complete=complete)
+        except AnswerInvalid as invalid:
+            self.apply_errors(invalid.errors)
+            return False
+        return True
+
+    def fields_valid(self) -> bool:
+        return super().is_valid()
+
+    def typed_answer(self) -> Answer:
+        """The answer the cleaned fields describe (may raise ``AnswerInvalid`` for a choice left half done)."""
         raise NotImplementedError
+
+    def apply_errors(self, errors: dict[str, list[str]]) -> None:
+        for key, messages in errors.items():
+            form, field = self.error_place(key)
+            for message in messages:
+                form.add_error(field, message)
+
+    def error_place(self, key: str) -> tuple[forms.Form, str | None]:
+        """The form and field an error of answer path ``key`` is shown under (None: the whole answer)."""
+        return self, self.error_fields.get(key)
 
     def make_readonly(self) -> None:
         """Show what was typed without offering to save it (the conflict view)."""
@@ -130,12 +200,11 @@ class AnswerFormMixin:
                     bound.field.widget.attrs["disabled"] = True
 
     def all_forms(self) -> list[forms.Form]:
-        return [self]  # type: ignore[list-item]
+        return [self]
 
     def fields_in_order(self) -> list[forms.BoundField]:
         """The visible fields in the order the page shows them."""
-        form: Any = self
-        return [bound for bound in form if not bound.is_hidden]
+        return [bound for bound in self if not bound.is_hidden]
 
     def focus_first(self) -> str:
         """Mark where the keyboard goes: ``"field"`` (given ``autofocus``) or ``"group"`` (the answer's errors).
@@ -147,19 +216,35 @@ class AnswerFormMixin:
         if any(bound.field.widget.attrs.get("autofocus") for bound in fields):
             return "field"
         target = next((bound for bound in fields if bound.errors), None)
-        if target is None and self.group_errors:
+        if target is None and self.non_field_errors():
             return "group"
         (target or fields[0]).field.widget.attrs["autofocus"] = True
         return "field"
 
 
+class TypedAnswerForm(AnswerForm):
+    """A representation or context answer: the customer's own words, and the correction's hidden fields."""
+
+    raw_answer = _free_text(
+        _("The customer's own words (optional)"),
+        rows=2,
+        max_length=MAX_RAW_ANSWER_LENGTH,
+        help_text=_(
+            "Only what the customer said, for example on the phone or in a mail, word for word. "
+            "Left empty, the answer is stored as what you entered above."
+        ),
+    )
+    amend = forms.CharField(required=False, widget=forms.HiddenInput)
+    answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
+
+
 class ParticipantForm(forms.Form):
-    name = forms.CharField(label=_("Name"), required=False, strip=False, widget=_text_input(answers.MAX_NAME_LENGTH))
+    name = forms.CharField(label=_("Name"), required=False, strip=False, widget=_text_input(MAX_NAME_LENGTH))
     company = forms.CharField(
         label=_("Company (optional)"),
         required=False,
         strip=False,
-        widget=_text_input(answers.MAX_COMPANY_LENGTH),
+        widget=_text_input(MAX_COMPANY_LENGTH),
     )
 
     @property
@@ -185,7 +270,7 @@ ParticipantFormSet = forms.formset_factory(
     formset=BaseParticipantFormSet,
     extra=0,
     can_delete=True,
-    max_num=answers.MAX_PARTICIPANTS,
+    max_num=MAX_PARTICIPANTS,
     absolute_max=ABSOLUTE_MAX_ROWS,
 )
 
@@ -194,15 +279,15 @@ def participant_formset(data: Any = None, *, initial: list[dict[str, str]] | Non
     return cast(BaseParticipantFormSet, ParticipantFormSet(data, prefix="participants", initial=initial))
 
 
-class RepresentationForm(AnswerFormMixin, forms.Form):
+class RepresentationForm(TypedAnswerForm):
     """Participants, purpose and event date; or the denial button."""
 
-    question = answers.REPRESENTATION
-    purpose = forms.CharField(
-        label=_("Purpose"),
-        required=False,
-        strip=False,
-        widget=forms.Textarea(attrs={"rows": 3, "maxlength": answers.MAX_PURPOSE_LENGTH}),
+    question = REPRESENTATION
+    error_fields = {"purpose": "purpose", "event_date": "event_date", "raw_answer": "raw_answer"}
+    purpose = _free_text(
+        _("Purpose"),
+        rows=3,
+        max_length=MAX_PURPOSE_LENGTH,
         help_text=_("Why the meal was held, for example a contract negotiation."),
     )
     event_date = forms.CharField(
@@ -211,34 +296,21 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
         widget=_DateInput(),
         help_text=_("YYYY-MM-DD, when it differs from the receipt."),
     )
-    raw_answer = _raw_answer_field()
-    amend = forms.CharField(required=False, widget=forms.HiddenInput)
-    answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(
-        self,
-        data: Any = None,
-        files: Any = None,
-        *,
-        channel_context: object = None,
-        action: str = SAVE,
-        extra_rows: int = 0,
-        amend_version: str = "",
-        customer_words: str = "",
-        **kwargs: Any,
-    ) -> None:
-        initial, rows = _representation_initial(channel_context)
-        if amend_version:
-            initial.update(amend="1", answer_version=amend_version, raw_answer=customer_words)
-        super().__init__(data, files, initial=initial, **kwargs)
-        self.action = action
-        self.group_errors = []
+    def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
+        super().__init__(data, files, channel_context=channel_context, **kwargs)
+        self._rows: list[ParticipantForm] = []
         if data is None:
             # One spare row to type into; a half answer's people come first.
-            self.participants = participant_formset(initial=rows)
-            self.participants.extra = 1 + extra_rows
+            self.participants = participant_formset(initial=_half_answer_rows(channel_context))
+            self.participants.extra = 1
         else:
             self.participants = participant_formset(data)
+
+    def initial_from(self, channel_context: object, *, amending: bool) -> dict[str, Any]:
+        """What a half answer (or the app's answer being corrected) holds: its purpose and date."""
+        rep = _representation(channel_context)
+        return {key: rep[key] for key in ("purpose", "event_date") if isinstance(rep.get(key), str)}
 
     def all_forms(self) -> list[forms.Form]:
         return [self, *self.participants.forms]
@@ -254,59 +326,40 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
             return f"{value[:4]}-{value[4:6]}-{value[6:]}"
         return value
 
-    def is_valid(self, *, complete: bool = True) -> bool:
-        amend, version = self.amend_fields()
+    def fields_valid(self) -> bool:
+        own_ok = super().fields_valid()  # builds cleaned_data, so errors can go under their fields
+        if self.action in (DENY, DENY_CONFIRM):
+            return True  # settled whatever is on screen: see typed_answer
+        rows_ok = self.participants.is_valid()
+        if not rows_ok:
+            for error in self.participants.non_form_errors():
+                self.add_error(None, error)
+        return own_ok and rows_ok
+
+    def typed_answer(self) -> RepresentationAnswer:
         if self.action in (DENY, DENY_CONFIRM):
             # "Not representation" settles it whatever is on screen (often
             # the half answer the form was prefilled with): only the
             # customer's own words are kept, if any were typed.
             words = str(self.data.get("raw_answer", "") or "")
-            try:
-                self.answer = answers.validate(
-                    answers.RepresentationAnswer(denied=True, raw_answer=words, amend=amend, expected_version=version)
-                )
-            except AnswerInvalid as invalid:
-                super().is_valid()  # builds cleaned_data, so the errors can go under their fields
-                self.apply_errors(invalid.errors)
-                return False
-            return True
-        own_ok = super().is_valid()
-        rows_ok = self.participants.is_valid()
-        if not rows_ok:
-            self.group_errors.extend(str(e) for e in self.participants.non_form_errors())
-        if not (own_ok and rows_ok):
-            return False
+            return RepresentationAnswer(denied=True, raw_answer=words, **self.amend_fields())
         self._rows = self.participants.rows()
-        answer = answers.RepresentationAnswer(
+        return RepresentationAnswer(
             participants=tuple(
-                answers.ParticipantInput(name=row.cleaned_data["name"], company=row.cleaned_data["company"] or None)
+                ParticipantInput(name=row.cleaned_data["name"], company=row.cleaned_data["company"] or None)
                 for row in self._rows
             ),
             purpose=self.cleaned_data["purpose"],
             event_date=self.cleaned_data["event_date"],
             raw_answer=self.cleaned_data["raw_answer"],
-            amend=amend,
-            expected_version=version,
+            **self.amend_fields(),
         )
-        try:
-            self.answer = answers.validate(answer, complete=complete)
-        except AnswerInvalid as invalid:
-            self.apply_errors(invalid.errors)
-            return False
-        return True
 
-    def apply_errors(self, errors: dict[str, list[str]]) -> None:
-        rows = getattr(self, "_rows", [])
-        for key, messages in errors.items():
-            parts = key.split(".")
-            if parts[0] == "participants" and len(parts) == 3 and parts[1].isdigit() and int(parts[1]) < len(rows):
-                for message in messages:
-                    rows[int(parts[1])].add_error(parts[2], message)
-            elif key in ("purpose", "event_date", "raw_answer"):
-                for message in messages:
-                    self.add_error(key, message)
-            else:
-                self.group_errors.extend(messages)
+    def error_place(self, key: str) -> tuple[forms.Form, str | None]:
+        parts = key.split(".")
+        if parts[0] == "participants" and len(parts) == 3 and parts[1].isdigit() and int(parts[1]) < len(self._rows):
+            return self._rows[int(parts[1])], parts[2]
+        return super().error_place(key)
 
     def typed_rows(self) -> list[dict[str, str]]:
         """The rows as typed, for re-showing them with one more (no JavaScript)."""
@@ -319,111 +372,68 @@ class RepresentationForm(AnswerFormMixin, forms.Form):
             rows.append({"name": name, "company": company})
         return rows
 
+    def with_extra_row(self) -> RepresentationForm:
+        """The same typed values, unbound, with one more empty row (no JavaScript)."""
+        fresh = RepresentationForm()
+        fresh.initial = {
+            key: self.data.get(key, "") for key in ("purpose", "event_date", "raw_answer", "amend", "answer_version")
+        }
+        fresh.participants = participant_formset(initial=self.typed_rows())
+        fresh.participants.extra = 1
+        # The keyboard goes to the new row, where the next name is typed.
+        fresh.participants.forms[-1].fields["name"].widget.attrs["autofocus"] = True
+        return fresh
 
-def _representation_initial(ctx: object) -> tuple[dict[str, str], list[dict[str, str]]]:
-    """What a half answer already holds: its people, purpose and date."""
+
+def _representation(ctx: object) -> dict[str, Any]:
+    """The context's representation object, unless it is missing, malformed or a denial."""
     rep = ctx.get("representation") if isinstance(ctx, dict) else None
-    if not isinstance(rep, dict) or rep.get("denied") is True:
-        return {}, []
+    return rep if isinstance(rep, dict) and rep.get("denied") is not True else {}
+
+
+def _half_answer_rows(ctx: object) -> list[dict[str, str]]:
+    """The people a half answer already names."""
+    people = _representation(ctx).get("participants")
     rows = []
-    people = rep.get("participants")
     for person in people if isinstance(people, list) else []:
         if isinstance(person, dict) and isinstance(person.get("name"), str) and person["name"].strip():
             company = person.get("company")
             rows.append({"name": person["name"], "company": company if isinstance(company, str) else ""})
     # A stored list can be of any length; a form of 10 000 rows took seconds
     # to render, and no more rows than this can be posted back anyway.
-    rows = rows[:ABSOLUTE_MAX_ROWS]
-    initial = {}
-    for key in ("purpose", "event_date"):
-        if isinstance(rep.get(key), str):
-            initial[key] = rep[key]
-    return initial, rows
+    return rows[:ABSOLUTE_MAX_ROWS]
 
 
-def representation_form_with_extra_row(form: RepresentationForm, channel_context: object) -> RepresentationForm:
-    """The same typed values, unbound, with one more empty row (no JavaScript)."""
-    rows = form.typed_rows()
-    fresh = RepresentationForm(channel_context=None)
-    fresh.initial = {
-        key: form.data.get(key, "") for key in ("purpose", "event_date", "raw_answer", "amend", "answer_version")
-    }
-    fresh.participants = participant_formset(initial=rows)
-    fresh.participants.extra = 1
-    # The keyboard goes to the new row, where the next name is typed.
-    fresh.participants.forms[-1].fields["name"].widget.attrs["autofocus"] = True
-    return fresh
-
-
-class ContextForm(AnswerFormMixin, forms.Form):
-    question = answers.CONTEXT
-    text = forms.CharField(
-        label=_("What was the purchase for?"),
-        required=False,
-        strip=False,
-        widget=forms.Textarea(attrs={"rows": 4, "maxlength": answers.MAX_TEXT_LENGTH}),
+class ContextForm(TypedAnswerForm):
+    question = CONTEXT
+    error_fields = {"text": "text", "raw_answer": "raw_answer"}
+    field_order = ["text", "raw_answer"]
+    text = _free_text(
+        _("What was the purchase for?"),
+        rows=4,
+        max_length=MAX_TEXT_LENGTH,
         help_text=_("Saved as the note on the receipt."),
     )
-    raw_answer = _raw_answer_field()
-    amend = forms.CharField(required=False, widget=forms.HiddenInput)
-    answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def __init__(
-        self,
-        data: Any = None,
-        files: Any = None,
-        *,
-        channel_context: object = None,
-        amend_version: str = "",
-        customer_words: str = "",
-        **kwargs: Any,
-    ) -> None:
-        initial: dict[str, Any] = {}
-        if amend_version:
-            note = channel_context.get("user_note") if isinstance(channel_context, dict) else None
-            initial = {
-                "text": note if isinstance(note, str) else "",
-                "raw_answer": customer_words,
-                "amend": "1",
-                "answer_version": amend_version,
-            }
-        super().__init__(data, files, initial=initial, **kwargs)
-        self.group_errors = []
+    def initial_from(self, channel_context: object, *, amending: bool) -> dict[str, Any]:
+        note = channel_context.get("user_note") if isinstance(channel_context, dict) else None
+        return {"text": note if isinstance(note, str) else ""} if amending else {}
 
-    def is_valid(self, *, complete: bool = True) -> bool:
-        if not super().is_valid():
-            return False
-        amend, version = self.amend_fields()
-        answer = answers.ContextAnswer(
-            text=self.cleaned_data["text"],
-            raw_answer=self.cleaned_data["raw_answer"],
-            amend=amend,
-            expected_version=version,
+    def typed_answer(self) -> ContextAnswer:
+        return ContextAnswer(
+            text=self.cleaned_data["text"], raw_answer=self.cleaned_data["raw_answer"], **self.amend_fields()
         )
-        try:
-            self.answer = answers.validate(answer, complete=complete)
-        except AnswerInvalid as invalid:
-            self.apply_errors(invalid.errors)
-            return False
-        return True
-
-    def apply_errors(self, errors: dict[str, list[str]]) -> None:
-        for key, messages in errors.items():
-            for message in messages:
-                if key in ("text", "raw_answer"):
-                    self.add_error(key, message)
-                else:
-                    self.group_errors.append(message)
 
 
-class ResendForm(AnswerFormMixin, forms.Form):
-    question = answers.RESEND
+class ResendForm(AnswerForm):
+    question = RESEND
+    error_fields = {"file": "file", "replaced_by": "replaced_by", "readable": "choice"}
     choice = forms.ChoiceField(
         label=_("What settles it?"),
         choices=[
-            (answers.READABLE, _("The current document is readable after all")),
-            (answers.REPLACED, _("A newer item of this company replaces it")),
-            (answers.UPLOAD, _("Upload a sharper file (JPEG, PNG or PDF)")),
+            (READABLE, _("The current document is readable after all")),
+            (REPLACED, _("A newer item of this company replaces it")),
+            (UPLOAD, _("Upload a sharper file (JPEG, PNG or PDF)")),
         ],
         widget=_FirstRadioFocus,
         error_messages={"required": _("Choose how the question is settled.")},
@@ -441,81 +451,31 @@ class ResendForm(AnswerFormMixin, forms.Form):
         help_text=_("Becomes a new item for the same company; this one is marked as replaced."),
     )
 
-    def __init__(self, data: Any = None, files: Any = None, *, channel_context: object = None, **kwargs: Any) -> None:
-        kwargs.pop("amend_version", None)
-        kwargs.pop("customer_words", None)
-        super().__init__(data, files, **kwargs)
-        self.group_errors = []
-
-    def is_valid(self, *, complete: bool = True) -> bool:
-        if not super().is_valid():
-            return False
+    def typed_answer(self) -> ResendAnswer:
         choice = self.cleaned_data["choice"]
         upload: UploadedFile | None = self.cleaned_data.get("file") or None
         replaced_by = self.cleaned_data.get("replaced_by", "") or ""
-        answer = answers.ResendAnswer(
-            readable=choice == answers.READABLE,
-            upload=upload if choice == answers.UPLOAD else None,
-            replaced_by=replaced_by if choice == answers.REPLACED else "",
-        )
         errors: dict[str, list[str]] = {}
-        if choice == answers.UPLOAD and upload is None:
+        if choice == UPLOAD and upload is None:
             errors["file"] = [str(_("Choose the file to upload."))]
-        if choice == answers.REPLACED and not replaced_by.strip():
+        if choice == REPLACED and not replaced_by.strip():
             errors["replaced_by"] = [str(_("Enter the id of the item that replaces this one."))]
         if errors:
-            self.apply_errors(errors)
-            return False
-        try:
-            self.answer = answers.validate(answer, complete=complete)
-        except AnswerInvalid as invalid:
-            self.apply_errors(invalid.errors)
-            return False
-        return True
-
-    def apply_errors(self, errors: dict[str, list[str]]) -> None:
-        for key, messages in errors.items():
-            for message in messages:
-                if key in ("file", "replaced_by"):
-                    self.add_error(key, message)
-                elif key == "readable":
-                    self.add_error("choice", message)
-                else:
-                    self.group_errors.append(message)
+            raise AnswerInvalid(errors)
+        return ResendAnswer(
+            readable=choice == READABLE,
+            upload=upload if choice == UPLOAD else None,
+            replaced_by=replaced_by if choice == REPLACED else "",
+        )
 
 
-FORMS: Final[dict[str, type[RepresentationForm | ContextForm | ResendForm]]] = {
-    answers.REPRESENTATION: RepresentationForm,
-    answers.CONTEXT: ContextForm,
-    answers.RESEND: ResendForm,
+FORMS: Final[dict[str, type[AnswerForm]]] = {
+    REPRESENTATION: RepresentationForm,
+    CONTEXT: ContextForm,
+    RESEND: ResendForm,
 }
 
 
-def answer_form(
-    question: str,
-    *,
-    channel_context: object,
-    data: Any = None,
-    files: Any = None,
-    action: str = SAVE,
-    amend_version: str = "",
-    customer_words: str = "",
-) -> RepresentationForm | ContextForm | ResendForm:
-    """The form for ``question``: bound to ``data`` when given, else prefilled.
-
-    ``amend_version`` (the current answer's ``answer_version``) makes an
-    unbound form a correction of the app's answer, prefilled with it.
-    """
-    if question == answers.REPRESENTATION:
-        return RepresentationForm(
-            data,
-            files,
-            channel_context=channel_context,
-            action=action,
-            amend_version=amend_version,
-            customer_words=customer_words,
-        )
-    form_class = FORMS[question]
-    return form_class(
-        data, files, channel_context=channel_context, amend_version=amend_version, customer_words=customer_words
-    )
+def answer_form(question: str, data: Any = None, files: Any = None, **kwargs: Any) -> AnswerForm:
+    """The form for ``question`` (see ``AnswerForm.__init__`` for the keywords)."""
+    return FORMS[question](data, files, **kwargs)

@@ -2,7 +2,8 @@
 // cleared once fixed. Everything is delegated from the document, so it keeps
 // working after htmx swaps the panel. Without this file the form still works:
 // "Add a participant" posts the form and comes back with a new row, each row
-// has a "Remove this row" checkbox, and the server puts the focus (autofocus).
+// has a "Remove this row" checkbox, and the server puts the focus (autofocus,
+// which htmx also honours in what it swaps in).
 //
 // Keys (listed on the page, under "Keyboard"):
 //   Ctrl+Enter (⌘+Enter)  save; on the denial's confirmation, confirm it
@@ -246,26 +247,9 @@
     document.querySelectorAll("form[data-answer-form]").forEach(syncErrors);
   });
 
-  document.addEventListener("htmx:afterSwap", function (event) {
-    enhance(document);
-    // After Save or "Not representation" came back (errors, a conflict, the
-    // denial's confirmation), the keyboard goes where the server marked with
-    // autofocus: htmx would otherwise put it back in the field that had it.
-    // (The live preview is requested by the form itself and must not move it.)
-    var config = event.detail && event.detail.requestConfig;
-    if (!config || !config.elt || config.elt.tagName !== "BUTTON") return;
-    var panel = document.getElementById("answer-panel");
-    var first = panel && panel.querySelector("[autofocus]");
-    if (first) first.focus();
+  // The page, and every piece htmx swaps in (after a swap htmx itself puts
+  // the keyboard where the server marked autofocus).
+  document.addEventListener("htmx:load", function (event) {
+    enhance(event.target instanceof Element ? event.target : document);
   });
-
-  function init() {
-    enhance(document);
-  }
-
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", init);
-  } else {
-    init();
-  }
 })();

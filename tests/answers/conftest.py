@@ -1,17 +1,23 @@
 from __future__ import annotations
 
+import io
 import json
 import uuid
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission, User
 from django.db import connections
+from django.urls import reverse
+from PIL import Image
 
-from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp import roles
+from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
 ASKED_AT = "2026-08-01T09:00:00.000Z"
+HTMX = {"HTTP_HX_REQUEST": "true"}
 
 # Keys the chat and other intakes write that the app must never touch.
 FOREIGN_KEYS: dict[str, Any] = {
@@ -24,15 +30,26 @@ FOREIGN_KEYS: dict[str, Any] = {
 }
 
 
-def moved_item(question: str = "representation", *, status: str = "moved_to_app", **ctx: Any) -> InboxItem:
-    """An item whose question of type ``question`` the chat gave up on."""
+def firm_wide_bookkeeper(username: str, **fields: Any) -> User:
+    """A bookkeeper who sees every company, like the ``bookkeeper`` fixture (restricted ones: test_answer_access)."""
+    user = factories.make_user(roles.BOOKKEEPER, username=username, **fields)
+    user.user_permissions.add(
+        Permission.objects.get(codename="view_all_companies", content_type__app_label="reviewapp")
+    )
+    return User.objects.get(pk=user.pk)
+
+
+def moved_item(
+    question: str = "representation", *, status: str = "moved_to_app", company: Company | None = None, **ctx: Any
+) -> InboxItem:
+    """An item (of ``company``, else a new one) whose question of type ``question`` the chat gave up on."""
     channel_context: dict[str, Any] = {
         "channel": "whatsapp",
         **FOREIGN_KEYS,
         "pending_question": {"type": question, "asked_at": ASKED_AT, "status": status},
         **ctx,
     }
-    return factories.make_item(channel_context=channel_context)
+    return factories.make_item(company, channel_context=channel_context)
 
 
 def make_conversation(item: InboxItem, *, context: dict[str, Any] | None = None, state: str = "idle") -> uuid.UUID:
@@ -77,6 +94,51 @@ def conversation(conversation_id: uuid.UUID) -> tuple[dict[str, Any], str, Any]:
         )
         text, state, updated_at = cursor.fetchone()
     return json.loads(text), state, updated_at
+
+
+def answer_url(item: InboxItem) -> str:
+    return reverse("item_answer", args=[item.pk])
+
+
+def preview_url(item: InboxItem) -> str:
+    return reverse("item_answer_preview", args=[item.pk])
+
+
+def item_url(item: InboxItem, query: str = "") -> str:
+    return reverse("item_detail", args=[item.pk]) + (f"?{query}" if query else "")
+
+
+def representation_post(
+    rows: list[tuple[str, str]], purpose: str = "", event_date: str = "", **extra: str
+) -> dict[str, Any]:
+    """The representation form as a browser posts it: ``rows`` of (name, company), then the other fields."""
+    data: dict[str, Any] = {
+        "question": "representation",
+        "participants-TOTAL_FORMS": str(len(rows)),
+        "participants-INITIAL_FORMS": "0",
+        "participants-MIN_NUM_FORMS": "0",
+        "participants-MAX_NUM_FORMS": "20",
+        "purpose": purpose,
+        "event_date": event_date,
+        "action": "save",
+    }
+    for index, (name, company) in enumerate(rows):
+        data[f"participants-{index}-name"] = name
+        data[f"participants-{index}-company"] = company
+    data.update(extra)
+    return data
+
+
+def png_bytes() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), "white").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def assert_foreign_keys_untouched(ctx: dict[str, Any]) -> None:
+    for key, value in FOREIGN_KEYS.items():
+        assert ctx[key] == value
+    assert ctx["channel"] == "whatsapp"
 
 
 def book(item: InboxItem) -> None:

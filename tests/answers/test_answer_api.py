@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 
 from reviewapp import roles
+from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
@@ -304,9 +305,8 @@ def test_a_chat_answer_has_no_version_and_cannot_be_amended(bookkeeper_client):
     item = moved_item("context", status="answered", user_note="Lunch", context_answer=chat)
     current = post(bookkeeper_client, item, {"question": "context", "text": "x"}).json()["current"]
     assert current["answer_version"] is None
-    from reviewapp import answers
 
-    version = answers.answer_version(answers.answer_value(stored(item), "context"))
+    version = answer_version(answer_value(stored(item), "context"))
     response = post(
         bookkeeper_client, item, {"question": "context", "text": "Annat", "amend": True, "answer_version": version}
     )

@@ -20,8 +20,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from PIL import Image
 
-from reviewapp import answers, roles
+from reviewapp.answers.channel_context import answer_value, answer_version
+from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.validation import AnswerInvalid
+from reviewapp.answers.writing import AnswerConflict, AnswerResult, answer_question
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.items.links import item_links
 from reviewapp.models import ClarificationEvent, IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -30,6 +34,7 @@ from tests.answers.conftest import (
     FOREIGN_KEYS,
     book,
     conversation,
+    firm_wide_bookkeeper,
     history,
     make_conversation,
     moved_item,
@@ -43,8 +48,8 @@ STAMP = "2026-08-12T09:31:07.123Z"  # new Date(NOW).toISOString()
 NOW_MS = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)
 
 
-def answer(item: InboxItem, user: Any, value: answers.Answer) -> answers.AnswerResult:
-    return answers.answer_question(item_id=item.pk, user=user, answer=value, now=NOW)
+def answer(item: InboxItem, user: Any, value: Answer) -> AnswerResult:
+    return answer_question(item_id=item.pk, user=user, answer=value, now=NOW)
 
 
 def with_other_keys(ctx: dict[str, Any]) -> dict[str, Any]:
@@ -118,8 +123,8 @@ def test_a_representation_answer_is_step_3_with_the_conversation_and_the_history
     result = answer(
         item,
         bookkeeper,
-        answers.RepresentationAnswer(
-            participants=(answers.ParticipantInput("Anna Berg", "Kund AB"), answers.ParticipantInput("Jakob W")),
+        RepresentationAnswer(
+            participants=(ParticipantInput("Anna Berg", "Kund AB"), ParticipantInput("Jakob W")),
             purpose="Projektmöte",
             event_date="2026-08-11",
         ),
@@ -173,8 +178,8 @@ def test_the_customers_own_words_are_stored_verbatim_as_the_raw_answer(bookkeepe
     answer(
         item,
         bookkeeper,
-        answers.RepresentationAnswer(
-            participants=(answers.ParticipantInput("Anna Berg"),),
+        RepresentationAnswer(
+            participants=(ParticipantInput("Anna Berg"),),
             purpose="Kundmöte",
             raw_answer="Det var jag och Anna Berg,\nvi pratade om avtalet",
         ),
@@ -196,7 +201,7 @@ def test_a_conversation_waiting_for_this_item_goes_back_to_idle(bookkeeper):
         },
         state="awaiting_context",
     )
-    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    answer(item, bookkeeper, ContextAnswer(text="Taxi"))
     context, state, _ = conversation(conv)
     assert state == "idle"
     assert "pending_question" not in context
@@ -205,7 +210,7 @@ def test_a_conversation_waiting_for_this_item_goes_back_to_idle(bookkeeper):
 
 def test_an_item_without_a_conversation_is_answered_all_the_same(bookkeeper):
     item = moved_item("context")
-    result = answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    result = answer(item, bookkeeper, ContextAnswer(text="Taxi"))
     assert result.conversations == []
     assert stored_context(item)["user_note"] == "Taxi"
     assert_history_row(item, bookkeeper, "context")
@@ -217,7 +222,7 @@ def test_an_item_without_a_conversation_is_answered_all_the_same(bookkeeper):
 def test_a_denial_is_step_5(bookkeeper):
     item = moved_item("representation")
     conv = make_conversation(item)
-    answer(item, bookkeeper, answers.RepresentationAnswer(denied=True))
+    answer(item, bookkeeper, RepresentationAnswer(denied=True))
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "representation", "asked_at": ASKED_AT, "status": "answered"},
@@ -241,7 +246,7 @@ def test_a_denial_is_step_5(bookkeeper):
 def test_a_context_answer_is_step_6(bookkeeper):
     item = moved_item("context")
     conv = make_conversation(item)
-    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi till kundmöte", raw_answer="taxi till volvo"))
+    answer(item, bookkeeper, ContextAnswer(text="Taxi till kundmöte", raw_answer="taxi till volvo"))
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "answered"},
@@ -255,7 +260,7 @@ def test_a_context_answer_is_step_6(bookkeeper):
 
 def test_without_the_customers_words_the_context_raw_answer_is_the_text(bookkeeper):
     item = moved_item("context")
-    answer(item, bookkeeper, answers.ContextAnswer(text="Kontorsmaterial"))
+    answer(item, bookkeeper, ContextAnswer(text="Kontorsmaterial"))
     assert stored_context(item)["context_answer"] == {"raw_answer": "Kontorsmaterial", "answered_at": STAMP}
 
 
@@ -265,7 +270,7 @@ def test_without_the_customers_words_the_context_raw_answer_is_the_text(bookkeep
 def test_readable_after_all_answers_the_question_and_supersedes_nothing(bookkeeper):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT, "blur_score": 0.7})
     conv = make_conversation(item)
-    result = answer(item, bookkeeper, answers.ResendAnswer(readable=True))
+    result = answer(item, bookkeeper, ResendAnswer(readable=True))
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
@@ -287,7 +292,7 @@ def test_replaced_by_a_newer_item_supersedes_the_old_one(bookkeeper):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
     newer = factories.make_item(company=item.company, channel_context={"channel": "whatsapp", "caption": "ny bild"})
     received_later(newer, item)
-    answer(item, bookkeeper, answers.ResendAnswer(replaced_by=str(newer.pk)))
+    answer(item, bookkeeper, ResendAnswer(replaced_by=str(newer.pk)))
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
@@ -297,9 +302,10 @@ def test_replaced_by_a_newer_item_supersedes_the_old_one(bookkeeper):
     # The new photo is an ordinary item: nothing links it to the old one in accounted's data.
     assert stored_context(newer) == {"channel": "whatsapp", "caption": "ny bild"}
     assert_history_row(item, bookkeeper, "resend")
-    links = answers.resend_links(item.pk)
-    assert links["replaced_by"]["item_id"] == str(newer.pk)
-    assert [link["item_id"] for link in answers.resend_links(newer.pk)["replaces"]] == [str(item.pk)]
+    replaced_by = item_links(item.pk).replaced_by
+    assert replaced_by is not None
+    assert replaced_by.item_id == newer.pk
+    assert [link.item_id for link in item_links(newer.pk).replaces] == [item.pk]
 
 
 @pytest.mark.parametrize("which", ["older", "other_company", "itself", "missing"])
@@ -316,8 +322,8 @@ def test_only_a_newer_item_of_the_same_company_can_replace(bookkeeper, which):
     else:
         candidate_id = item.pk if which == "itself" else uuid.uuid4()
     before = stored_context(item)
-    with pytest.raises(answers.AnswerInvalid) as caught:
-        answer(item, bookkeeper, answers.ResendAnswer(replaced_by=str(candidate_id)))
+    with pytest.raises(AnswerInvalid) as caught:
+        answer(item, bookkeeper, ResendAnswer(replaced_by=str(candidate_id)))
     assert "replaced_by" in caught.value.errors
     assert stored_context(item) == before
     assert history(item) == []
@@ -328,7 +334,7 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
     content = png_bytes()
     upload = SimpleUploadedFile("Skarpare kvitto åäö.png", content, content_type="application/octet-stream")
-    result = answer(item, bookkeeper, answers.ResendAnswer(upload=upload))
+    result = answer(item, bookkeeper, ResendAnswer(upload=upload))
 
     document = DocumentAttachment.objects.get()
     epoch_ms = int(NOW_MS.timestamp() * 1000)
@@ -374,9 +380,9 @@ def test_an_upload_rolled_back_leaves_no_file_no_document_and_no_item(bookkeeper
         raise RuntimeError("the audit log refused the row")
 
     item = moved_item("resend")
-    monkeypatch.setattr(writing.history, "append_question_event", broken)
+    monkeypatch.setattr(writing, "append_question_event", broken)
     with pytest.raises(RuntimeError):
-        answer(item, bookkeeper, answers.ResendAnswer(upload=SimpleUploadedFile("a.png", png_bytes())))
+        answer(item, bookkeeper, ResendAnswer(upload=SimpleUploadedFile("a.png", png_bytes())))
     assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
     assert not DocumentAttachment.objects.exists()
     assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
@@ -392,8 +398,8 @@ def test_a_booked_item_refuses_every_answer_and_writes_nothing(bookkeeper):
     conv = make_conversation(item)
     book(item)
     before = stored_context(item)
-    with pytest.raises(answers.AnswerConflict) as caught:
-        answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
+    with pytest.raises(AnswerConflict) as caught:
+        answer(item, bookkeeper, ContextAnswer(text="Taxi"))
     assert caught.value.reason == "booked"
     assert stored_context(item) == before
     assert conversation(conv)[0]["recent_questions"][0]["status"] == "moved_to_app"
@@ -406,9 +412,9 @@ def test_a_booked_item_refuses_every_answer_and_writes_nothing(bookkeeper):
     [("bea", "bea"), ("anna198501011234", "anna"), ("kalle-850101-1234", "kalle--1234"), ("5567321707", None)],
 )
 def test_the_actor_names_the_user_without_personnummer_or_org_number_digits(username, label):
-    user = factories.make_user(roles.BOOKKEEPER, username=username)
+    user = firm_wide_bookkeeper(username)
     item = moved_item("context")
-    answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text="Taxi"), now=NOW)
+    answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text="Taxi"), now=NOW)
     actor = history(item)[0].actor
     expected = {"type": "user", "id": f"review-app:{user.pk}"}
     if label is not None:
@@ -421,13 +427,13 @@ def test_the_actor_names_the_user_without_personnummer_or_org_number_digits(user
 
 def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
     item = moved_item("context")
-    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi till kund"))
-    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    answer(item, bookkeeper, ContextAnswer(text="Taxi till kund"))
+    version = answer_version(answer_value(stored_context(item), "context"))
     later = NOW + dt.timedelta(minutes=5)
-    answers.answer_question(
+    answer_question(
         item_id=item.pk,
         user=bookkeeper,
-        answer=answers.ContextAnswer(text="Taxi till kundmöte hos Volvo", amend=True, expected_version=version),
+        answer=ContextAnswer(text="Taxi till kundmöte hos Volvo", amend=True, expected_version=version),
         now=later,
     )
     ctx = stored_context(item)
@@ -453,20 +459,20 @@ def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
 
 def test_an_amendment_of_a_changed_answer_is_refused(bookkeeper):
     item = moved_item("context")
-    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
-    stale = answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    answer(item, bookkeeper, ContextAnswer(text="Taxi"))
+    stale = answer_version(answer_value(stored_context(item), "context"))
     version = stale
-    answers.answer_question(
+    answer_question(
         item_id=item.pk,
         user=bookkeeper,
-        answer=answers.ContextAnswer(text="Taxi 2", amend=True, expected_version=version),
+        answer=ContextAnswer(text="Taxi 2", amend=True, expected_version=version),
         now=NOW + dt.timedelta(minutes=1),
     )
-    with pytest.raises(answers.AnswerConflict) as caught:
-        answers.answer_question(
+    with pytest.raises(AnswerConflict) as caught:
+        answer_question(
             item_id=item.pk,
             user=bookkeeper,
-            answer=answers.ContextAnswer(text="Taxi 3", amend=True, expected_version=stale),
+            answer=ContextAnswer(text="Taxi 3", amend=True, expected_version=stale),
         )
     assert caught.value.reason == "changed"
     assert stored_context(item)["user_note"] == "Taxi 2"
@@ -476,12 +482,12 @@ def test_an_amendment_of_a_changed_answer_is_refused(bookkeeper):
 def test_an_answer_given_in_the_chat_is_never_amended_in_the_app(bookkeeper):
     chat_answer = {"raw_answer": "Lunch med kund", "answered_at": "2026-08-01T10:00:00.000Z"}
     item = moved_item("context", status="answered", user_note="Lunch med kund", context_answer=chat_answer)
-    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
-    with pytest.raises(answers.AnswerConflict) as caught:
-        answers.answer_question(
+    version = answer_version(answer_value(stored_context(item), "context"))
+    with pytest.raises(AnswerConflict) as caught:
+        answer_question(
             item_id=item.pk,
             user=bookkeeper,
-            answer=answers.ContextAnswer(text="Något annat", amend=True, expected_version=version),
+            answer=ContextAnswer(text="Något annat", amend=True, expected_version=version),
         )
     assert caught.value.reason == "answered_in_chat"
     assert stored_context(item)["user_note"] == "Lunch med kund"
@@ -490,25 +496,25 @@ def test_an_answer_given_in_the_chat_is_never_amended_in_the_app(bookkeeper):
 
 def test_an_unanswered_question_is_answered_not_amended(bookkeeper):
     item = moved_item("context")
-    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
-    with pytest.raises(answers.AnswerConflict) as caught:
-        answers.answer_question(
+    version = answer_version(answer_value(stored_context(item), "context"))
+    with pytest.raises(AnswerConflict) as caught:
+        answer_question(
             item_id=item.pk,
             user=bookkeeper,
-            answer=answers.ContextAnswer(text="Taxi", amend=True, expected_version=version),
+            answer=ContextAnswer(text="Taxi", amend=True, expected_version=version),
         )
     assert caught.value.reason == "not_answered"
 
 
 def test_an_amendment_that_changes_nothing_is_refused(bookkeeper):
     item = moved_item("context")
-    answer(item, bookkeeper, answers.ContextAnswer(text="Taxi"))
-    version = answers.answer_version(answers.answer_value(stored_context(item), "context"))
-    with pytest.raises(answers.AnswerInvalid) as caught:
-        answers.answer_question(
+    answer(item, bookkeeper, ContextAnswer(text="Taxi"))
+    version = answer_version(answer_value(stored_context(item), "context"))
+    with pytest.raises(AnswerInvalid) as caught:
+        answer_question(
             item_id=item.pk,
             user=bookkeeper,
-            answer=answers.ContextAnswer(text=" Taxi ", amend=True, expected_version=version),
+            answer=ContextAnswer(text=" Taxi ", amend=True, expected_version=version),
         )
     assert "amend" in caught.value.errors
     assert len(history(item)) == 1

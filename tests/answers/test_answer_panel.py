@@ -7,19 +7,15 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import answers, intake
+from reviewapp import intake
+from reviewapp.answers.channel_context import answer_value, answer_version
+from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
-from tests.answers.conftest import book, history, moved_item, stored_context
-from tests.items.html import Page
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
+from tests.answers.conftest import HTMX, answer_url, book, history, moved_item, stored_context
+from tests.html import Page
 
 pytestmark = pytest.mark.django_db
-
-
-def answer_url(item: InboxItem) -> str:
-    return reverse("item_answer", args=[item.pk])
 
 
 def page_of(client: Any, item: InboxItem) -> Page:
@@ -28,8 +24,68 @@ def page_of(client: Any, item: InboxItem) -> Page:
     return Page(response.content.decode())
 
 
-def hidden_values(page: Page) -> dict[str | None, str | None]:
-    return {tag.get("name"): tag.get("value") for tag in page.tags("input") if tag.get("type") == "hidden"}
+# --- The panel on the item page ---------------------------------------------------------------
+
+
+def test_the_item_page_offers_the_representation_form_to_a_bookkeeper(bookkeeper_client):
+    item = moved_item("representation")
+    response = bookkeeper_client.get(reverse("item_detail", args=[item.pk]))
+    assert response.status_code == 200
+    page = Page(response.content.decode())
+    assert page.has("answer-form")
+    names = {tag.get("name") for tag in page.tags("input")}
+    assert {"participants-0-name", "participants-0-company", "event_date"} <= names
+    buttons = {tag.get("value") for tag in page.tags("button")}
+    assert {"save", "deny"} <= buttons
+
+
+def test_the_form_is_prefilled_from_a_half_answer(bookkeeper_client):
+    half = {
+        "participants": [{"name": "Elias Karlsson", "company": "Canguro Media"}],
+        "purpose": None,
+        "event_date": None,
+        "raw_answer": "Elias Karlsson från Canguro Media",
+        "answered_at": "2026-08-01T10:00:00Z",
+    }
+    item = moved_item("representation", representation=half)
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    values = page.values()
+    assert values["participants-0-name"] == "Elias Karlsson"
+    assert values["participants-0-company"] == "Canguro Media"
+    # And a spare row to type the next person into.
+    assert values["participants-1-name"] in (None, "")
+
+
+def test_support_sees_the_question_but_no_form(support_client):
+    item = moved_item("context")
+    page = Page(support_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    assert page.has("answer-panel")
+    assert not page.has("answer-form")
+
+
+def test_a_question_still_open_in_whatsapp_is_read_only_with_the_window_end(bookkeeper_client):
+    item = moved_item("representation", status="open")
+    response = bookkeeper_client.get(reverse("item_detail", args=[item.pk]))
+    page = Page(response.content.decode())
+    assert not page.has("answer-form")
+    # asked 2026-08-01 09:00 UTC + 48 h = 2026-08-03 09:00 UTC = 11:00 in Stockholm.
+    assert "2026-08-03 11:00" in page.text("answer-waiting")
+
+
+def test_an_answered_item_shows_no_answer_form(bookkeeper_client):
+    item = moved_item("context", status="answered")
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    assert not page.has("answer-panel")
+
+
+def test_a_question_of_an_unknown_type_is_explained_not_offered(bookkeeper_client):
+    item = moved_item("survey")
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    assert "survey" in page.text("answer-panel")
+    assert not page.has("answer-form")
+    response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Lunch"})
+    assert response.status_code == 409
+    assert "user_note" not in stored_context(item)
 
 
 # --- Correcting an answer given in the app -------------------------------------------------
@@ -43,9 +99,9 @@ def test_an_app_answer_is_shown_with_a_form_to_correct_it(bookkeeper_client):
     assert "Taxi till kund" in page.text("answer-answered")
     assert page.has("answer-amend")
     assert "Taxi till kund" in page.text("id_text")
-    hidden = hidden_values(page)
+    hidden = page.values(type="hidden")
     assert hidden["amend"] == "1"
-    assert hidden["answer_version"] == answers.answer_version(answers.answer_value(stored_context(item), "context"))
+    assert hidden["answer_version"] == answer_version(answer_value(stored_context(item), "context"))
 
 
 def test_a_bookkeeper_corrects_a_typo_and_the_history_says_amended(bookkeeper_client):
@@ -61,7 +117,7 @@ def test_a_bookkeeper_corrects_a_typo_and_the_history_says_amended(bookkeeper_cl
         "action": "save",
     }
     assert bookkeeper_client.post(answer_url(item), first).status_code == 302
-    form = hidden_values(page_of(bookkeeper_client, item))
+    form = page_of(bookkeeper_client, item).values(type="hidden")
     fixed = {
         **first,
         "participants-0-name": "Anna Berg",
@@ -81,7 +137,7 @@ def test_a_bookkeeper_corrects_a_typo_and_the_history_says_amended(bookkeeper_cl
 def test_a_correction_of_an_answer_changed_meanwhile_is_refused_and_kept(bookkeeper_client):
     item = moved_item("context")
     bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
-    version = hidden_values(page_of(bookkeeper_client, item))["answer_version"]
+    version = page_of(bookkeeper_client, item).values(type="hidden")["answer_version"]
     assert version is not None
     mine = {"question": "context", "amend": "1", "answer_version": version}
     bookkeeper_client.post(answer_url(item), {**mine, "text": "Taxi till Volvo"})
@@ -131,7 +187,7 @@ def test_a_denial_can_be_corrected_after_confirming(bookkeeper_client):
         "event_date": "",
     }
     assert bookkeeper_client.post(answer_url(item), {**base, "action": "deny_confirm"}).status_code == 302
-    form = hidden_values(page_of(bookkeeper_client, item))
+    form = page_of(bookkeeper_client, item).values(type="hidden")
     fixed = {
         **base,
         "participants-0-name": "Anna",
@@ -170,7 +226,7 @@ def test_an_answer_overwritten_by_the_intake_is_detected_and_shown_with_both(boo
     # The intake writes a reply over it (routed to this item before it knew of the answer).
     intake.answer_context(item.pk, text="nej det var lunch")
     item.refresh_from_db()
-    replaced = answers.replaced_answer(item, answers.app_answers(item.pk))
+    replaced = replaced_answer(item, app_answers(item.pk))
     assert replaced is not None
     assert replaced.question == "context"
     assert replaced.yours.summary == "Taxi till kundmöte"
@@ -210,13 +266,13 @@ def test_a_removed_answer_is_shown_as_removed(bookkeeper_client):
 def test_the_apps_own_correction_is_no_replacement(bookkeeper_client):
     item = moved_item("context")
     bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
-    version = hidden_values(page_of(bookkeeper_client, item))["answer_version"]
+    version = page_of(bookkeeper_client, item).values(type="hidden")["answer_version"]
     assert version is not None
     bookkeeper_client.post(
         answer_url(item), {"question": "context", "text": "Taxi 2", "amend": "1", "answer_version": version}
     )
     item.refresh_from_db()
-    assert answers.replaced_answer(item, answers.app_answers(item.pk)) is None
+    assert replaced_answer(item, app_answers(item.pk)) is None
     assert not page_of(bookkeeper_client, item).has("answer-replaced")
 
 
@@ -226,7 +282,7 @@ def test_a_follow_up_note_is_no_replacement(bookkeeper_client):
     intake.follow_up(item.pk, text="och parkering")
     item.refresh_from_db()
     assert stored_context(item)["user_note"] == "Taxi\noch parkering"
-    assert answers.replaced_answer(item, answers.app_answers(item.pk)) is None
+    assert replaced_answer(item, app_answers(item.pk)) is None
 
 
 def test_the_api_reports_a_replaced_answer(bookkeeper_client):

@@ -21,8 +21,11 @@ from django.db import connections, transaction
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import answers, intake
+from reviewapp import intake
 from reviewapp.answers import writing
+from reviewapp.answers.inputs import ContextAnswer
+from reviewapp.answers.log import app_answers, replaced_answer
+from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
@@ -35,9 +38,13 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True, seri
 
 
 def answerer(username: str) -> User:
-    """A user who may answer, by permission (independent of the role groups)."""
+    """A user who may answer any company's items, by permission (independent of the role groups)."""
     user = User.objects.create_user(username=username)
-    user.user_permissions.add(Permission.objects.get(codename="answer_question", content_type__app_label="reviewapp"))
+    user.user_permissions.add(
+        *Permission.objects.filter(
+            codename__in=["answer_question", "view_all_companies"], content_type__app_label="reviewapp"
+        )
+    )
     return User.objects.get(pk=user.pk)
 
 
@@ -78,9 +85,7 @@ def wait_until(condition: Callable[[], bool], timeout: float = 20) -> None:
 
 
 def answer_in_thread(item: InboxItem, user: User, text: str) -> tuple[threading.Thread, dict[str, Any]]:
-    return in_thread(
-        lambda: answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text=text))
-    )
+    return in_thread(lambda: answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text=text)))
 
 
 # --- Many bookkeepers at once ---------------------------------------------------------------
@@ -258,7 +263,7 @@ def test_at_random_moments_an_answer_is_never_lost_silently_12_of_12():
 
         def app_answer(item: InboxItem = item, run: int = run, start: threading.Barrier = start) -> None:
             start.wait(timeout=30)
-            answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text=f"Svar {run}"))
+            answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text=f"Svar {run}"))
 
         threads = [in_thread(intake_write), in_thread(app_answer)]
         for thread, outcome in threads:
@@ -268,7 +273,7 @@ def test_at_random_moments_an_answer_is_never_lost_silently_12_of_12():
         ctx = item.channel_context
         assert ctx["quality"] == {"blur_score": run}
         if ctx.get("user_note") != f"Svar {run}":
-            replaced = answers.replaced_answer(item, answers.app_answers(item.pk))
+            replaced = replaced_answer(item, app_answers(item.pk))
             assert replaced is not None
             assert replaced.yours.summary == f"Svar {run}"
 
@@ -285,13 +290,13 @@ def test_the_lost_update_the_intake_can_cause_is_detected():
 
     writer, writer_outcome = in_thread(lambda: intake.write_key(item.pk, "caption", "ny", between=between))
     assert read.wait(timeout=30)
-    answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text="Taxi"))
+    answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text="Taxi"))
     release.set()
     join(writer)
     assert "error" not in writer_outcome
     item.refresh_from_db()
     assert "user_note" not in item.channel_context
-    replaced = answers.replaced_answer(item, answers.app_answers(item.pk))
+    replaced = replaced_answer(item, app_answers(item.pk))
     assert replaced is not None
     assert replaced.yours.summary == "Taxi"
     assert replaced.replaced_by is None
@@ -321,7 +326,7 @@ def test_a_late_chat_reply_committed_first_wins_and_the_app_writes_nothing():
     join(chat)
     join(app)
     assert "error" not in chat_outcome, chat_outcome.get("error")
-    assert isinstance(app_outcome.get("error"), answers.AnswerConflict)
+    assert isinstance(app_outcome.get("error"), AnswerConflict)
     assert app_outcome["error"].reason == "not_open"
     ctx = stored_context(item)
     assert ctx["user_note"] == "från chatten"
@@ -346,7 +351,7 @@ def test_the_intakes_conversation_write_retries_after_the_apps_and_keeps_both():
 
     writer, writer_outcome = in_thread(lambda: intake.update_conversation(conv, change))
     assert read_once.wait(timeout=30)
-    answers.answer_question(item_id=item.pk, user=user, answer=answers.ContextAnswer(text="Taxi"))
+    answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text="Taxi"))
     release.set()
     join(writer)
     assert "error" not in writer_outcome, writer_outcome.get("error")

@@ -7,29 +7,19 @@ import zoneinfo
 from typing import Any
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from reviewapp import index, queue, roles
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.models import CompanyAssignment, Reservation
+from reviewapp.models import Reservation
 from tests import factories
-from tests.answers.conftest import ASKED_AT, moved_item
+from tests.answers.conftest import HTMX, answer_url, item_url, moved_item, representation_post
+from tests.html import Page
 from tests.items.bookkeeping import PDF, PNG, make_document
-from tests.items.html import Page
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
 STOCKHOLM = zoneinfo.ZoneInfo("Europe/Stockholm")
 
 pytestmark = pytest.mark.django_db
-
-
-def answer_url(item: InboxItem) -> str:
-    return reverse("item_answer", args=[item.pk])
-
-
-def item_url(item: InboxItem, query: str = "") -> str:
-    return reverse("item_detail", args=[item.pk]) + (f"?{query}" if query else "")
 
 
 def received(item: InboxItem, when: str) -> InboxItem:
@@ -46,22 +36,6 @@ def context_item(when: str, question: str = "context") -> InboxItem:
 
 def save_context(client: Any, item: InboxItem, list_query: str, **extra: Any) -> Any:
     return client.post(answer_url(item), {"question": "context", "text": "Taxi", "list_query": list_query}, **extra)
-
-
-def representation_post(rows: list[tuple[str, str]], purpose: str = "", event_date: str = "", **extra: str) -> dict:
-    data: dict[str, Any] = {
-        "question": "representation",
-        "participants-TOTAL_FORMS": str(len(rows)),
-        "participants-INITIAL_FORMS": "0",
-        "purpose": purpose,
-        "event_date": event_date,
-        "action": "save",
-    }
-    for index_, (name, company) in enumerate(rows):
-        data[f"participants-{index_}-name"] = name
-        data[f"participants-{index_}-company"] = company
-    data.update(extra)
-    return data
 
 
 @pytest.fixture
@@ -127,20 +101,35 @@ def test_when_only_items_others_hold_are_left_the_list_says_so(bookkeeper_client
     assert "Nothing else in this list is free: the 1 item left is being answered by someone else." in html
 
 
-def test_save_and_next_never_sends_a_bookkeeper_to_a_company_they_are_not_assigned(db):
-    own, other = factories.make_company(), factories.make_company()
-    restricted = factories.make_user(roles.BOOKKEEPER)
-    CompanyAssignment.objects.create(user=restricted, company_id=own.pk)
-    ctx = {
-        "channel": "whatsapp",
-        "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "moved_to_app"},
-    }
-    mine = received(factories.make_item(own, channel_context=ctx), "2026-11-01T09:00:00+00:00")
-    received(factories.make_item(other, channel_context=ctx), "2026-11-02T09:00:00+00:00")
-    client = Client()
-    client.force_login(restricted)
-    response = save_context(client, mine, QUERY, follow=True)
-    assert response.redirect_chain[-1][0] == reverse("inbox") + "?" + QUERY
+def test_an_htmx_save_redirects_the_browser_to_the_next_item_needing_an_answer(bookkeeper_client):
+    first = moved_item("context")
+    second = moved_item("context")
+    moved_item("context", status="answered")
+    query = "state=needs_answer&sort=oldest"
+    response = bookkeeper_client.post(
+        answer_url(first), {"question": "context", "text": "Taxi", "list_query": query}, **HTMX
+    )
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == reverse("item_detail", args=[second.pk]) + "?" + query
+
+
+def test_after_the_last_answer_the_bookkeepers_queue_says_it_is_empty(bookkeeper_client, bookkeeper):
+    item = moved_item("context")
+    # Opened from nowhere (no list query): the list is the bookkeeper's own queue.
+    response = bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"}, follow=True)
+    assert response.redirect_chain[-1][0] == "/?state=needs_answer&sort=queue"
+    html = response.content.decode()
+    assert "Answer saved." in html
+    assert "The queue is empty: nothing else in this list is waiting for an answer." in html
+
+
+def test_at_the_end_of_a_filtered_queue_no_item_outside_the_filter_is_opened(bookkeeper_client):
+    item = moved_item("context")
+    moved_item("resend")  # waiting too, but not in the list the bookkeeper chose
+    response = bookkeeper_client.post(
+        answer_url(item), {"question": "context", "text": "Taxi", "list_query": "type=context"}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == reverse("inbox") + "?type=context"
     assert "The queue is empty" in response.content.decode()
 
 
@@ -205,17 +194,13 @@ def test_ones_own_reservation_is_not_announced(bookkeeper_client):
 # --- Focus and keys -------------------------------------------------------------------------------
 
 
-def autofocused(page: Page) -> list[dict[str, str | None]]:
-    return [attrs for _tag, attrs in page.all_tags() if "autofocus" in attrs]
-
-
 @pytest.mark.parametrize(
     ("question", "first_field"),
     [("representation", "participants-0-name"), ("context", "text"), ("resend", "choice")],
 )
 def test_the_form_opens_with_the_keyboard_in_its_first_field(bookkeeper_client, question, first_field):
     page = Page(bookkeeper_client.get(item_url(moved_item(question))).content.decode())
-    focused = autofocused(page)
+    focused = page.with_attribute("autofocus")
     assert len(focused) == 1
     assert focused[0]["name"] == first_field
 
@@ -224,34 +209,34 @@ def test_after_save_and_next_the_next_form_has_the_keyboard(bookkeeper_client):
     first = context_item("2026-11-01T09:00:00+00:00")
     context_item("2026-11-02T09:00:00+00:00")
     response = save_context(bookkeeper_client, first, QUERY, follow=True)
-    focused = autofocused(Page(response.content.decode()))
+    focused = Page(response.content.decode()).with_attribute("autofocus")
     assert [attrs["name"] for attrs in focused] == ["text"]
 
 
 def test_a_refused_save_puts_the_keyboard_on_the_first_field_in_error(bookkeeper_client):
     item = moved_item("representation")
     response = bookkeeper_client.post(answer_url(item), representation_post([("Anna", "")], event_date="1/2/2026"))
-    focused = autofocused(Page(response.content.decode()))
+    focused = Page(response.content.decode()).with_attribute("autofocus")
     assert [attrs["name"] for attrs in focused] == ["purpose"]
 
 
 def test_an_answer_without_participants_puts_the_keyboard_on_its_message(bookkeeper_client):
     item = moved_item("representation")
     response = bookkeeper_client.post(answer_url(item), representation_post([], purpose="Möte"), **HTMX)
-    focused = autofocused(Page(response.content.decode()))
+    focused = Page(response.content.decode()).with_attribute("autofocus")
     assert [attrs["id"] for attrs in focused] == ["answer-form_error"]
 
 
 def test_the_denials_confirmation_takes_the_keyboard_not_its_button(bookkeeper_client):
     item = moved_item("representation")
     response = bookkeeper_client.post(answer_url(item), representation_post([], action="deny"), **HTMX)
-    focused = autofocused(Page(response.content.decode()))
+    focused = Page(response.content.decode()).with_attribute("autofocus")
     assert [attrs["id"] for attrs in focused] == ["answer-confirm-deny"]
 
 
 def test_an_item_page_without_a_form_to_fill_in_takes_no_focus(bookkeeper_client):
     page = Page(bookkeeper_client.get(item_url(moved_item("context", status="open"))).content.decode())
-    assert autofocused(page) == []
+    assert page.with_attribute("autofocus") == []
 
 
 def test_the_page_lists_the_keys_for_saving_denying_and_going_back(bookkeeper_client):
@@ -319,50 +304,6 @@ def test_a_date_in_a_local_format_is_refused_with_the_iso_form(bookkeeper_client
 
 
 # --- Errors go once fixed -------------------------------------------------------------------------
-
-
-def oob_slots(html: str) -> dict[str, str]:
-    """The error slots an htmx response replaces out of band: id → their text."""
-    page = Page(html)
-    return {
-        str(attrs["id"]): page.text(str(attrs["id"]))
-        for _tag, attrs in page.all_tags()
-        if attrs.get("hx-swap-oob") is not None
-    }
-
-
-def test_a_fixed_field_loses_its_error_on_the_next_preview(bookkeeper_client):
-    item = moved_item("representation")
-    data = representation_post([("Anna", "")], purpose="Möte", shown_errors="purpose")
-    response = bookkeeper_client.post(reverse("item_answer_preview", args=[item.pk]), data, **HTMX)
-    assert oob_slots(response.content.decode()) == {"id_purpose_error": ""}
-
-
-def test_a_field_still_wrong_keeps_its_error_on_the_next_preview(bookkeeper_client):
-    item = moved_item("representation")
-    data = representation_post([("Anna", "")], "Möte", "2026-13-01", shown_errors="event_date")
-    response = bookkeeper_client.post(reverse("item_answer_preview", args=[item.pk]), data, **HTMX)
-    assert oob_slots(response.content.decode()) == {"id_event_date_error": "2026-13-01 is not a date in the calendar."}
-
-
-def test_the_preview_gives_no_field_a_new_error_while_typing(bookkeeper_client):
-    item = moved_item("representation")
-    # Purpose and date are wrong, but no message is on screen yet: the preview adds none.
-    data = representation_post([("Anna", "")], "", "2026-13", shown_errors="")
-    response = bookkeeper_client.post(reverse("item_answer_preview", args=[item.pk]), data, **HTMX)
-    assert oob_slots(response.content.decode()) == {}
-
-
-def test_the_answers_own_error_goes_once_a_participant_is_named(bookkeeper_client):
-    item = moved_item("representation")
-    shown = "__all__ participants-0-name"
-    data = representation_post([("Anna", "")], "Möte", shown_errors=shown)
-    response = bookkeeper_client.post(reverse("item_answer_preview", args=[item.pk]), data, **HTMX)
-    assert oob_slots(response.content.decode()) == {"id_participants-0-name_error": "", "answer-form_error": ""}
-    still = representation_post([], "Möte", shown_errors=shown)
-    response = bookkeeper_client.post(reverse("item_answer_preview", args=[item.pk]), still, **HTMX)
-    slots = oob_slots(response.content.decode())
-    assert slots["answer-form_error"] == "Name at least one participant, or answer “Not representation”."
 
 
 def test_a_reposted_valid_value_has_no_error_message(bookkeeper_client):

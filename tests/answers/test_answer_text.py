@@ -7,12 +7,11 @@ import json
 import pytest
 from django.urls import reverse
 
-from reviewapp import answers, text
-from reviewapp.answers import AnswerInvalid, ContextAnswer, ParticipantInput, RepresentationAnswer
-from tests.answers.conftest import moved_item
-from tests.items.html import Page
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
+from reviewapp import text
+from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer
+from reviewapp.answers.validation import AnswerInvalid, validate
+from tests.answers.conftest import HTMX, moved_item
+from tests.html import Page
 
 INVISIBLE_ONLY = [
     "\u200b",  # zero width space
@@ -27,9 +26,9 @@ INVISIBLE_ONLY = [
 BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f"]
 
 
-def errors_of(answer: answers.Answer) -> dict[str, list[str]]:
+def errors_of(answer: Answer) -> dict[str, list[str]]:
     with pytest.raises(AnswerInvalid) as caught:
-        answers.validate(answer)
+        validate(answer)
     return caught.value.errors
 
 
@@ -109,7 +108,7 @@ def test_an_invisible_context_answer_is_missing(value):
 
 
 def test_an_invisible_company_and_own_words_are_left_out():
-    cleaned = answers.validate(
+    cleaned = validate(
         RepresentationAnswer(participants=(ParticipantInput("Anna", "\u200b"),), purpose="Möte", raw_answer="\ufeff")
     )
     assert isinstance(cleaned, RepresentationAnswer)

@@ -12,11 +12,12 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from PIL import Image, ImageFile
 
-from reviewapp import answers
 from reviewapp.answers import uploads
+from reviewapp.answers.inputs import ResendAnswer
+from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import InboxItem
 from tests.answers.conftest import moved_item
-from tests.items.html import Page
+from tests.html import Page
 
 PLAIN_PDF = b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n%%EOF\n"
 
@@ -55,7 +56,7 @@ def png_declaring(width: int, height: int) -> bytes:
 
 
 def test_a_plain_pdf_is_accepted():
-    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", PLAIN_PDF)).kind == "pdf"
+    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", PLAIN_PDF)).mime_type == "application/pdf"
 
 
 @pytest.mark.parametrize(
@@ -83,7 +84,7 @@ def test_javascript_inside_a_compressed_object_stream_is_found():
 
 def test_a_compressed_object_stream_without_javascript_is_accepted():
     clean = object_stream(b"2 0 << /Type /Page /Parent 3 0 R /MediaBox [0 0 595 842] >>")
-    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", pdf_with(clean))).kind == "pdf"
+    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", pdf_with(clean))).mime_type == "application/pdf"
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ def test_an_object_stream_past_the_inflation_budget_is_refused(monkeypatch):
 def test_compressed_page_content_is_not_mistaken_for_an_object_stream():
     content = zlib.compress(b"BT /F1 12 Tf (Kvitto) Tj ET")
     page = b"6 0 obj\n<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content) + content + b"\nendstream\nendobj"
-    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", pdf_with(page))).kind == "pdf"
+    assert uploads.check_file(SimpleUploadedFile("kvitto.pdf", pdf_with(page))).mime_type == "application/pdf"
 
 
 # --- Images ------------------------------------------------------------------------------------------------
@@ -133,7 +134,7 @@ def test_an_image_just_over_the_cap_is_refused_where_pillow_would_not_warn():
 
 def test_an_image_at_the_cap_is_accepted():
     upload = SimpleUploadedFile("kvitto.png", png_declaring(8_000, 5_000))
-    assert uploads.check_file(upload).kind == "png"
+    assert uploads.check_file(upload).mime_type == "image/png"
 
 
 def test_pillows_decompression_bomb_warning_is_a_refusal(monkeypatch):
@@ -149,8 +150,8 @@ def test_pillows_decompression_bomb_warning_is_a_refusal(monkeypatch):
 
 def test_the_answer_refuses_them_through_validate():
     upload = SimpleUploadedFile("kvitto.png", png_declaring(10_800, 10_000))
-    with pytest.raises(answers.AnswerInvalid) as caught:
-        answers.validate(answers.ResendAnswer(upload=upload))
+    with pytest.raises(AnswerInvalid) as caught:
+        validate(ResendAnswer(upload=upload))
     assert "108 megapixels" in caught.value.errors["file"][0]
 
 

@@ -1,4 +1,4 @@
-"""Every validation rule of ``answers.validate``, and the JSON it writes."""
+"""Every validation rule of ``validate``, and the JSON it writes."""
 
 from __future__ import annotations
 
@@ -9,19 +9,14 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from reviewapp import answers
-from reviewapp.answers import (
-    AnswerInvalid,
-    ContextAnswer,
-    ParticipantInput,
-    RepresentationAnswer,
-    ResendAnswer,
-)
+from reviewapp.answers.channel_context import answer_version, answered_context, utc_stamp
+from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.validation import AnswerInvalid, validate
 
 
-def errors_of(answer: answers.Answer, *, complete: bool = True) -> dict[str, list[str]]:
+def errors_of(answer: Answer, *, complete: bool = True) -> dict[str, list[str]]:
     with pytest.raises(AnswerInvalid) as caught:
-        answers.validate(answer, complete=complete)
+        validate(answer, complete=complete)
     return caught.value.errors
 
 
@@ -45,14 +40,14 @@ def image_bytes(kind: str) -> bytes:
 
 
 def test_a_full_answer_is_trimmed():
-    cleaned = answers.validate(rep("  Anna Berg ", purpose=" Möte \r\n om avtal ", company=" Volvo "))
+    cleaned = validate(rep("  Anna Berg ", purpose=" Möte \r\n om avtal ", company=" Volvo "))
     assert isinstance(cleaned, RepresentationAnswer)
     assert cleaned.participants == (ParticipantInput(name="Anna Berg", company="Volvo"),)
     assert cleaned.purpose == "Möte \n om avtal"
 
 
 def test_an_empty_company_is_no_company():
-    cleaned = answers.validate(rep("Anna", company="   "))
+    cleaned = validate(rep("Anna", company="   "))
     assert isinstance(cleaned, RepresentationAnswer)
     assert cleaned.participants[0].company is None
 
@@ -63,7 +58,7 @@ def test_a_blank_name_is_refused(name):
 
 
 def test_a_name_of_200_characters_is_accepted_and_201_refused():
-    answers.validate(rep("n" * 200))
+    validate(rep("n" * 200))
     assert "at most 200" in errors_of(rep("n" * 201))["participants.0.name"][0]
 
 
@@ -72,12 +67,12 @@ def test_a_company_of_201_characters_is_refused():
 
 
 def test_twenty_participants_are_accepted_and_twenty_one_refused():
-    answers.validate(rep(*[f"P{i}" for i in range(20)]))
+    validate(rep(*[f"P{i}" for i in range(20)]))
     assert "At most 20 participants" in errors_of(rep(*[f"P{i}" for i in range(21)]))["participants"][0]
 
 
 def test_a_purpose_of_2001_characters_is_refused():
-    answers.validate(rep("Anna", purpose="p" * 2000))
+    validate(rep("Anna", purpose="p" * 2000))
     assert "purpose" in errors_of(rep("Anna", purpose="p" * 2001))
 
 
@@ -87,7 +82,7 @@ def test_participants_need_a_purpose_and_a_purpose_needs_participants():
 
 
 def test_the_preview_lets_a_half_answer_through_but_not_bad_characters():
-    answers.validate(rep("Anna", purpose=""), complete=False)
+    validate(rep("Anna", purpose=""), complete=False)
     assert "participants.0.name" in errors_of(rep("An\x00na", purpose=""), complete=False)
 
 
@@ -116,7 +111,7 @@ def test_the_nul_message_says_it_cannot_be_stored():
 
 @pytest.mark.parametrize("text", ["rad ett\nrad två", "kolumn\tkolumn", "emoji 🍽️ och å"])
 def test_free_text_keeps_line_breaks_tabs_and_any_letter(text):
-    cleaned = answers.validate(rep("Anna", purpose=text))
+    cleaned = validate(rep("Anna", purpose=text))
     assert isinstance(cleaned, RepresentationAnswer)
     assert cleaned.purpose == text
 
@@ -128,7 +123,7 @@ def test_free_text_refuses_other_control_characters(text):
 
 @pytest.mark.parametrize("value", ["2026-07-29", "2000-01-01", "2099-12-31", ""])
 def test_good_event_dates(value):
-    cleaned = answers.validate(rep("Anna", event_date=value))
+    cleaned = validate(rep("Anna", event_date=value))
     assert isinstance(cleaned, RepresentationAnswer)
     assert cleaned.event_date == value
 
@@ -152,7 +147,7 @@ def test_malformed_event_dates_are_refused(value):
 
 
 def test_a_denial_carries_nothing_else():
-    assert answers.validate(RepresentationAnswer(denied=True)) == RepresentationAnswer(denied=True)
+    assert validate(RepresentationAnswer(denied=True)) == RepresentationAnswer(denied=True)
     errors = errors_of(
         RepresentationAnswer(participants=(ParticipantInput("A"),), purpose="p", event_date="2026-01-01", denied=True)
     )
@@ -164,7 +159,7 @@ def test_a_denial_carries_nothing_else():
 
 def test_context_text_is_required_and_limited():
     assert "text" in errors_of(ContextAnswer(text="  \n "))
-    answers.validate(ContextAnswer(text="t" * 2000))
+    validate(ContextAnswer(text="t" * 2000))
     assert "text" in errors_of(ContextAnswer(text="t" * 2001))
 
 
@@ -183,7 +178,7 @@ def test_context_text_is_required_and_limited():
 )
 def test_jpeg_png_and_pdf_are_accepted_by_content(name, content):
     upload = SimpleUploadedFile(name, content, content_type="text/plain")
-    cleaned = answers.validate(ResendAnswer(upload=upload))
+    cleaned = validate(ResendAnswer(upload=upload))
     assert isinstance(cleaned, ResendAnswer)
     assert cleaned.choice == "upload"
 
@@ -208,7 +203,7 @@ def test_other_or_broken_files_are_refused(content):
 def test_the_size_limit_comes_from_the_settings(settings):
     content = image_bytes("PNG")
     settings.RECEIPT_UPLOAD_MAX_BYTES = len(content)
-    answers.validate(ResendAnswer(upload=SimpleUploadedFile("a.png", content)))
+    validate(ResendAnswer(upload=SimpleUploadedFile("a.png", content)))
     settings.RECEIPT_UPLOAD_MAX_BYTES = len(content) - 1
     assert "file" in errors_of(ResendAnswer(upload=SimpleUploadedFile("a.png", content)))
 
@@ -228,9 +223,9 @@ NOW = dt.datetime(2026, 8, 3, 12, 30, 5, 123456, tzinfo=dt.UTC)
 def test_answered_at_is_like_javascripts_to_iso_string():
     # new Date("2026-08-03T14:30:05.123456+02:00").toISOString() === "2026-08-03T12:30:05.123Z"
     stockholm = NOW.astimezone(dt.timezone(dt.timedelta(hours=2)))
-    assert answers.utc_stamp(stockholm) == "2026-08-03T12:30:05.123Z"
-    assert answers.utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.000Z"
-    assert answers.utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, 999999, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.999Z"
+    assert utc_stamp(stockholm) == "2026-08-03T12:30:05.123Z"
+    assert utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.000Z"
+    assert utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, 999999, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.999Z"
 
 
 def test_a_representation_is_written_in_the_intakes_shape():
@@ -238,8 +233,8 @@ def test_a_representation_is_written_in_the_intakes_shape():
         "channel": "whatsapp",
         "pending_question": {"type": "representation", "asked_at": "x", "status": "moved_to_app"},
     }
-    answer = answers.validate(rep("Anna Berg", "Jakob", purpose="Avtal", event_date="2026-07-29", company="Volvo"))
-    new = answers.answered_context(ctx, answer, answered_at="2026-08-03T12:30:05.123Z")
+    answer = validate(rep("Anna Berg", "Jakob", purpose="Avtal", event_date="2026-07-29", company="Volvo"))
+    new = answered_context(ctx, answer, answered_at="2026-08-03T12:30:05.123Z")
     assert new["representation"] == {
         "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob", "company": "Volvo"}],
         "purpose": "Avtal",
@@ -252,24 +247,24 @@ def test_a_representation_is_written_in_the_intakes_shape():
 
 
 def test_the_customers_own_words_are_the_raw_answer_verbatim():
-    answer = answers.validate(
+    answer = validate(
         RepresentationAnswer(
             participants=(ParticipantInput("Anna Berg"),), purpose="Avtal", raw_answer="  Anna från Volvo,\r\navtal  "
         )
     )
-    new = answers.answered_context({}, answer, answered_at="T")
+    new = answered_context({}, answer, answered_at="T")
     assert new["representation"]["raw_answer"] == "Anna från Volvo,\navtal"
 
 
 def test_no_made_up_quote_is_ever_written():
-    answer = answers.validate(rep("Anna", purpose="Möte"))
-    raw = answers.answered_context({}, answer, answered_at="T")["representation"]["raw_answer"]
+    answer = validate(rep("Anna", purpose="Möte"))
+    raw = answered_context({}, answer, answered_at="T")["representation"]["raw_answer"]
     assert raw == "Deltagare: Anna\nSyfte: Möte"
     assert "besvarat i appen" not in raw
 
 
 def test_a_denial_is_written_in_the_intakes_shape():
-    new = answers.answered_context({}, RepresentationAnswer(denied=True), answered_at="T")
+    new = answered_context({}, RepresentationAnswer(denied=True), answered_at="T")
     assert new["representation"] == {
         "participants": [],
         "purpose": None,
@@ -281,14 +276,14 @@ def test_a_denial_is_written_in_the_intakes_shape():
 
 
 def test_only_a_denial_carries_denied():
-    new = answers.answered_context({}, answers.validate(rep("Anna")), answered_at="T")
+    new = answered_context({}, validate(rep("Anna")), answered_at="T")
     assert "denied" not in new["representation"]
 
 
 def test_a_context_answer_is_the_note_and_the_context_answer():
-    new = answers.answered_context(
+    new = answered_context(
         {"pending_question": {"type": "context", "status": "moved_to_app"}},
-        answers.validate(ContextAnswer(text="Taxi till kund", raw_answer="taxin till volvo")),
+        validate(ContextAnswer(text="Taxi till kund", raw_answer="taxin till volvo")),
         answered_at="T",
     )
     assert new["user_note"] == "Taxi till kund"
@@ -300,7 +295,7 @@ def test_readable_changes_nothing_but_the_status():
         "quality": {"blur": 0.8, "resend_requested_at": "R"},
         "pending_question": {"type": "resend", "status": "moved_to_app"},
     }
-    new = answers.answered_context(ctx, ResendAnswer(readable=True), answered_at="T")
+    new = answered_context(ctx, ResendAnswer(readable=True), answered_at="T")
     assert new == {
         "quality": {"blur": 0.8, "resend_requested_at": "R"},
         "pending_question": {"type": "resend", "status": "answered"},
@@ -313,7 +308,7 @@ def test_a_replaced_item_is_superseded_like_the_intake_does_it():
         "pending_question": {"type": "resend", "status": "moved_to_app"},
     }
     replaced = ResendAnswer(replaced_by="2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00")
-    new = answers.answered_context(ctx, replaced, answered_at="T")
+    new = answered_context(ctx, replaced, answered_at="T")
     assert new["quality"] == {
         "resend_requested_at": "R",
         "checked_by": {"model": "v2"},
@@ -324,7 +319,7 @@ def test_a_replaced_item_is_superseded_like_the_intake_does_it():
 
 def test_a_pending_question_keeps_its_extra_keys():
     ctx = {"pending_question": {"type": "context", "asked_at": "A", "status": "moved_to_app", "wamid": "w1"}}
-    new = answers.answered_context(ctx, ContextAnswer(text="x"), answered_at="T")
+    new = answered_context(ctx, ContextAnswer(text="x"), answered_at="T")
     assert new["pending_question"] == {"type": "context", "asked_at": "A", "status": "answered", "wamid": "w1"}
 
 
@@ -332,13 +327,13 @@ def test_a_pending_question_keeps_its_extra_keys():
 
 
 def test_the_customers_words_are_free_text_with_a_limit():
-    answers.validate(ContextAnswer(text="Taxi", raw_answer="r" * 2000))
+    validate(ContextAnswer(text="Taxi", raw_answer="r" * 2000))
     assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="r" * 2001))
     assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="a\x00b"))
 
 
 def test_a_denial_may_carry_the_customers_words():
-    cleaned = answers.validate(RepresentationAnswer(denied=True, raw_answer=" Nej, privat middag "))
+    cleaned = validate(RepresentationAnswer(denied=True, raw_answer=" Nej, privat middag "))
     assert cleaned == RepresentationAnswer(denied=True, raw_answer="Nej, privat middag")
 
 
@@ -355,11 +350,11 @@ def test_resend_takes_one_choice_only():
 def test_an_amendment_needs_the_version_it_corrects():
     assert "answer_version" in errors_of(ContextAnswer(text="Taxi", amend=True))
     assert "answer_version" in errors_of(ContextAnswer(text="Taxi", amend=True, expected_version="not-hex"))
-    answers.validate(ContextAnswer(text="Taxi", amend=True, expected_version="0123456789abcdef0123456789abcdef"))
+    validate(ContextAnswer(text="Taxi", amend=True, expected_version="0123456789abcdef0123456789abcdef"))
 
 
 def test_the_answer_version_follows_the_value_not_its_key_order():
     one = {"participants": [], "purpose": "A", "raw_answer": "x"}
     two = {"raw_answer": "x", "purpose": "A", "participants": []}
-    assert answers.answer_version(one) == answers.answer_version(two)
-    assert answers.answer_version(one) != answers.answer_version({**one, "purpose": "B"})
+    assert answer_version(one) == answer_version(two)
+    assert answer_version(one) != answer_version({**one, "purpose": "B"})

@@ -10,11 +10,14 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp import answers, intake
+from reviewapp import intake
+from reviewapp.answers.inputs import ParticipantInput, RepresentationAnswer
+from reviewapp.answers.log import app_answers, replaced_answer
+from reviewapp.answers.writing import answer_question
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import conversation, history, stored_context
-from tests.items.html import Page
+from tests.html import Page
 
 pytestmark = pytest.mark.django_db
 
@@ -161,10 +164,10 @@ def test_a_late_reply_after_an_app_answer_is_a_follow_up_and_the_answer_stays(bo
     item = factories.make_item()
     intake.ask(item.pk, "representation", now=ASKED)
     intake.expire(item.pk, now=LATER)
-    answers.answer_question(
+    answer_question(
         item_id=item.pk,
         user=bookkeeper,
-        answer=answers.RepresentationAnswer(participants=(answers.ParticipantInput("Anna Berg"),), purpose="Avtal"),
+        answer=RepresentationAnswer(participants=(ParticipantInput("Anna Berg"),), purpose="Avtal"),
     )
     answered = stored_context(item)["representation"]
     routed = intake.late_reply(item.pk, text="ok", now=LATER + dt.timedelta(hours=2))
@@ -173,7 +176,7 @@ def test_a_late_reply_after_an_app_answer_is_a_follow_up_and_the_answer_stays(bo
     assert ctx["representation"] == answered
     assert ctx["user_note"] == "ok"
     item.refresh_from_db()
-    assert answers.replaced_answer(item, answers.app_answers(item.pk)) is None
+    assert replaced_answer(item, app_answers(item.pk)) is None
 
 
 def test_an_unquoted_late_reply_goes_to_the_newest_unanswered_question():

@@ -1,0 +1,205 @@
+"""The answer views' work without the HTTP: save a posted form, preview it, report the state, go on to the next.
+
+- ``submit``: a posted answer form either saves (``Saved``: where to go and
+  what to say) or shows the panel again: with the errors, the answer that
+  won a conflict, the denial to confirm, or one more participant row;
+- ``preview_panel``: the live preview of what is typed, nothing saved;
+- ``state_json``: the item's state as the JSON API reports it;
+- ``next_to_answer``: save and next, inside the list the person works through.
+
+Save and next: the list is the one the item page was opened from (its query
+string, filters and order), or the person's landing list (a bookkeeper's
+queue) when the page was opened from nowhere. Only items of that list whose
+question waits for an answer in the app are offered, never one outside it,
+in the list's order from where the answered item stood, then from the top
+(someone let go of an earlier one); when none is left the person is told so
+on the list itself. ``queue.claim_next`` skips the items someone else is
+answering and reserves the one it offers, so two people finishing at the
+same moment are sent to different items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from django.contrib.auth.models import AbstractBaseUser, User
+from django.http import QueryDict
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from reviewapp import queue, states
+from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, outputs, pending_question
+from reviewapp.answers.log import app_answer_in_place, app_answers, replaced_answer
+from reviewapp.answers.panel import (
+    AnswerPanel,
+    Preview,
+    Viewer,
+    answer_panel,
+    answered_by,
+    error_slots,
+    preview_of,
+)
+from reviewapp.answers.validation import AnswerInvalid
+from reviewapp.answers.writing import AnswerConflict, answer_question
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
+from reviewapp.inbox.landing import landing_query
+from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.items.links import item_links
+from reviewapp.models import IndexedItem
+
+# Posted fields that are not part of what was typed (never carried through the denial's confirmation).
+NOT_TYPED: Final = frozenset({"csrfmiddlewaretoken", "action"})
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """The answer is saved: where the person goes now, what they are told, and a note about the queue."""
+
+    url: str
+    message: str
+    note: str | None = None
+
+
+def submit(
+    item: InboxItem, user: User, question: str, data: QueryDict, files: Any, *, list_query: str
+) -> AnswerPanel | Saved:
+    """Save the answer form posted for ``question``, or the panel to show again.
+
+    Invalid input comes back with the errors and everything typed; a
+    conflict shows the answer that won next to what was typed.
+    """
+    action = data.get("action", SAVE)
+    action = action if action in ACTIONS else SAVE
+    form = answer_form(question, data, files, channel_context=item.channel_context, action=action)
+
+    def again(**extra: Any) -> AnswerPanel:
+        return answer_panel(item, user, list_query=list_query, **extra)
+
+    # The question may have been settled while the page was open: say so
+    # before asking anybody to fix a field. (answer_question checks again
+    # under the row lock; this early look only saves a pointless form.)
+    reason = conflict_reason(item.channel_context, question, booked=item.is_booked, amend=form.is_amendment)
+    if reason is not None:
+        return again(form=form, conflict=AnswerConflict(item, reason))
+    if action == ADD_ROW and isinstance(form, RepresentationForm):
+        # Without JavaScript, "Add a participant" posts the form: show it again with one more row.
+        return again(form=form.with_extra_row())
+    if action == EDIT:
+        # Back from the denial's confirmation: the form as it was typed, no errors yet.
+        return again(form=form)
+    if action == DENY and isinstance(form, RepresentationForm):
+        typed = [(key, value) for key, values in data.lists() if key not in NOT_TYPED for value in values]
+        return again(form=form, confirm_deny=typed)
+    if not form.is_valid():
+        return again(form=form)
+
+    listed = IndexedItem.objects.filter(pk=item.pk).first()
+    try:
+        answer_question(item_id=item.pk, user=user, answer=form.valid_answer)
+    except AnswerInvalid as invalid:
+        form.apply_errors(invalid.errors)
+        return again(form=form)
+    except AnswerConflict as conflict:
+        return answer_panel(conflict.item, user, form=form, list_query=list_query, conflict=conflict)
+    queue.release(item.pk, user)
+    if form.is_amendment:
+        # A correction is about this item: back to it, not on to the next question.
+        url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
+        return Saved(url=url, message=_("Answer corrected."))
+    step = next_to_answer(listed, list_query, user)
+    return Saved(url=step.url, message=_("Answer saved."), note=step.note)
+
+
+def preview_panel(item: InboxItem, user: Viewer, question: str, data: Any, files: Any = None) -> AnswerPanel:
+    """The live preview of what is typed on the page (nothing is saved), and the page's errors re-checked.
+
+    ``data["shown_errors"]`` names the fields whose errors the page shows
+    (their posted names, ``WHOLE_ANSWER`` for the answer's own): each is
+    re-rendered with what the posted answer still gets wrong.
+    """
+    panel = answer_panel(item, user)
+    if panel.mode in ("answer", "answered") and panel.form is not None and panel.question == question:
+        form = answer_form(question, data, files, channel_context=item.channel_context)
+        panel.preview = preview_of(item, form)
+        shown = [name for value in data.getlist("shown_errors") for name in value.split()]
+        panel.error_slots = error_slots(question, data, shown)
+    else:
+        panel.current = outputs(item, item.channel_context)
+        panel.preview = Preview(note=_("This question is no longer waiting for an answer here."))
+    return panel
+
+
+def state_json(item: InboxItem, user: Viewer) -> dict[str, Any]:
+    """The item's clarification state as the JSON API reports it after an answer or a conflict.
+
+    ``answer_version`` is what an amendment sends back (``null`` when the
+    item holds no answer the app may correct); ``replaced_answer`` is the
+    app's answer another program replaced, if any.
+    """
+    ctx = item.channel_context
+    out = outputs(item, ctx)
+    pending = pending_question(ctx)
+    question = pending.get("type") if pending else None
+    log = app_answers(item.pk)
+    by = answered_by(item, log)
+    amendable = isinstance(question, str) and not item.is_booked and app_answer_in_place(ctx, question, log) is not None
+    replaced = replaced_answer(item, log)
+    links = item_links(item.pk, user)
+    return {
+        "id": str(item.pk),
+        "summary": out["summary"],
+        "lines": out["lines"],
+        "notes": out["notes"],
+        "pending_question": pending,
+        "states": sorted(states.compute(ctx, item.extracted_data, booked=item.is_booked).states),
+        "answered_by": by.to_json() if by else None,
+        "answer_version": answer_version(answer_value(ctx, str(question))) if amendable else None,
+        "replaced_answer": replaced.to_json() if replaced else None,
+        "replaced_by_item": str(links.replaced_by.item_id) if links.replaced_by else None,
+        "replaces_items": [str(link.item_id) for link in links.replaces],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """Where to go after saving: the next item, or the list (``item`` None) when nothing is left.
+
+    ``held`` counts the items left that others are answering.
+    """
+
+    url: str
+    item: IndexedItem | None
+    held: int = 0
+
+    @property
+    def note(self) -> str | None:
+        """What the person is told when nothing is left for them."""
+        if self.item is not None:
+            return None
+        if self.held:
+            return ngettext(
+                "Nothing else in this list is free: the %(count)d item left is being answered by someone else.",
+                "Nothing else in this list is free: the %(count)d items left are being answered by others.",
+                self.held,
+            ) % {"count": self.held}
+        return _("The queue is empty: nothing else in this list is waiting for an answer.")
+
+
+def next_to_answer(listed: IndexedItem | None, list_query: str, user: AbstractBaseUser) -> NextStep:
+    """The next item of the list that needs an answer and nobody else holds, reserved for ``user``.
+
+    ``listed`` is the answered item's read-model row as it was listed (before
+    the answer), so "next" is counted from where it stood.
+    """
+    params = QueryDict(list_query) if list_query else landing_query(user)
+    suffix = "?" + params.urlencode() if params else ""
+    for after in (listed, None) if listed is not None else (None,):
+        found = queue.claim_next(after, params, user, waiting_only=True)
+        if found is not None:
+            return NextStep(url=reverse("item_detail", args=[found.pk]) + suffix, item=found)
+    waiting = filtered_items(parse_list_query(params, user=user)).filter(state_needs_answer=True)
+    held = waiting.filter(pk__in=queue.held_by_others(user)).count()
+    return NextStep(url=reverse("inbox") + suffix, item=None, held=held)
