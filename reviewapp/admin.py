@@ -13,7 +13,7 @@ not in this admin at all (the company filter only reads their names).
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import admin
 from django.db.models import QuerySet
@@ -22,10 +22,17 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, inbox, previews, roles, states
+from reviewapp import access, previews, roles, states
 from reviewapp.admin_forms import GoldenCaseAdminForm
 from reviewapp.bookkeeping.models import Company
-from reviewapp.models import ApiToken, ClarificationEvent, GoldenCase, GoldenCaseChange, IndexedItem
+from reviewapp.models import (
+    ApiToken,
+    ClarificationEvent,
+    GoldenCase,
+    GoldenCaseChange,
+    IndexedItem,
+    IndexedItemQuerySet,
+)
 from reviewapp.previews.rendering import render
 from reviewapp.rendering_caps import (
     HUMAN_TEXT_MAX_CHARS,
@@ -47,9 +54,7 @@ class StateFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         value = self.value()
-        if value in states.STATE_FIELDS:
-            return queryset.filter(**{states.STATE_FIELDS[value]: True})
-        return queryset
+        return cast(IndexedItemQuerySet, queryset).in_states(value) if value in states.STATE_FIELDS else queryset
 
 
 class QuestionTypeFilter(admin.SimpleListFilter):
@@ -154,9 +159,7 @@ class IndexedItemAdmin(admin.ModelAdmin):
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[IndexedItem]:
-        items = super().get_queryset(request)
-        visible = access.company_ids(request.user)
-        return items if visible is None else items.filter(company_id__in=visible)
+        return cast(IndexedItemQuerySet, super().get_queryset(request)).visible_to(request.user)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -172,10 +175,7 @@ class IndexedItemAdmin(admin.ModelAdmin):
     ) -> tuple[QuerySet[IndexedItem], bool]:
         # The list's search (lower-cased words, trigram-indexed; id prefix),
         # not the admin's default UPPER(...) LIKE, which no index serves.
-        text = " ".join(search_term.split())
-        if not text:
-            return queryset, False
-        return queryset.filter(inbox.search_condition(text)), False
+        return cast(IndexedItemQuerySet, queryset).search(" ".join(search_term.split())), False
 
     @admin.display(description=_("supplier"))
     def supplier(self, item: IndexedItem) -> str:

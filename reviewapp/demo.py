@@ -1006,7 +1006,7 @@ def _receipt_font(image_font: Any, size: int) -> Any:
         return image_font.load_default(size=size)
 
 
-def _kronor(amount: float | None) -> str:
+def kronor(amount: float | None) -> str:
     """An amount as a Swedish receipt prints it: ``1044.0`` -> ``1 044,00``."""
     if amount is None:
         return "-"
@@ -1029,8 +1029,8 @@ def receipt_jpeg(*, supplier: str, date: str | None, total: float | None, vat: f
         ("", small),
         ("Varor/tjänster", small),
         ("-" * 36, small),
-        (f"Totalt: {_kronor(total)} {currency}", font),
-        (f"varav moms: {_kronor(vat)} {currency}", small),
+        (f"Totalt: {kronor(total)} {currency}", font),
+        (f"varav moms: {kronor(vat)} {currency}", small),
         ("", small),
         ("Tack för besöket!", small),
     ]

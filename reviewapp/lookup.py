@@ -60,11 +60,9 @@ def item_for_wamid(wamid: str, *, company_ids: Collection[uuid.UUID] | None = No
 
 def item_for_uuid(value: uuid.UUID, *, company_ids: Collection[uuid.UUID] | None = None) -> uuid.UUID | None:
     """The one indexed item (of ``company_ids``) whose id, document, correlation or WhatsApp message id is ``value``."""
-    matches = IndexedItem.objects.filter(
+    matches = IndexedItem.objects.for_companies(company_ids).filter(
         Q(pk=value) | Q(document_id=value) | Q(correlation_id=value) | Q(whatsapp_message_id=value)
     )
-    if company_ids is not None:
-        matches = matches.filter(company_id__in=list(company_ids))
     return _only(matches.values_list("pk", flat=True)[:2])
 
 

@@ -14,15 +14,80 @@ accounted's tables (the inbox items, companies, documents, the chat) are in
 
 from __future__ import annotations
 
+import re
+import uuid
+from collections.abc import Collection
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import states
+from reviewapp import access, states
+
+# Eight or more hex digits (dashes allowed) may be the start of an item id:
+# the list shows the first eight. Matched as a range on the primary key, so
+# it is an index lookup, not a LIKE over a cast.
+_ID_PREFIX: Final = re.compile(r"^[0-9a-f-]{8,36}$")
+
+
+def _id_prefix_range(text: str) -> tuple[uuid.UUID, uuid.UUID] | None:
+    if not _ID_PREFIX.match(text):
+        return None
+    digits = text.replace("-", "")
+    if not 8 <= len(digits) <= 32:
+        return None
+    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+
+
+class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
+    """The read model's rules, in one place: the list, the queue, the export and the admin filter through these."""
+
+    def in_states(self, *keys: str) -> IndexedItemQuerySet:
+        """Items in any of these states (the list's ticked states combine with OR); no keys: every item."""
+        condition = Q()
+        for key in keys:
+            condition |= Q(**{states.STATE_FIELDS[key]: True})
+        return self.filter(condition)
+
+    def needs_answer(self) -> IndexedItemQuerySet:
+        """Items whose question waits for an answer in the app: the bookkeeper's queue."""
+        return self.filter(state_needs_answer=True)
+
+    def for_companies(self, ids: Collection[uuid.UUID] | None) -> IndexedItemQuerySet:
+        """Items of these companies; None: of every company."""
+        return self if ids is None else self.filter(company_id__in=list(ids))
+
+    def visible_to(self, user: Any) -> IndexedItemQuerySet:
+        """The items ``user`` may see (``reviewapp.access``)."""
+        return self.for_companies(access.company_ids(user))
+
+    def search(self, text: str) -> IndexedItemQuerySet:
+        """Items with every word of ``text`` in ``search_text``, or whose id starts with ``text``.
+
+        ``search_text`` is stored lower-cased (``states.search_text_of``), so a
+        plain case-sensitive ``LIKE '%word%'`` on the lower-cased word is exact
+        and can use the trigram index. Blank text filters nothing.
+        """
+        condition = Q()
+        for word in text.lower().split():
+            condition &= Q(search_text__contains=word)
+        id_range = _id_prefix_range(text.lower())
+        if id_range is not None:
+            condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
+        return self.filter(condition)
+
+    def queue_order(self) -> IndexedItemQuerySet:
+        """The longest waiting in the app first (``index_queue_idx`` serves it with ``needs_answer``).
+
+        Only needs-answer rows have the moment they moved to the app, so any
+        others come last; the id makes the order total. The list's ``queue``
+        sort (``reviewapp.inbox.sorting.SORTS``) is the same order.
+        """
+        return self.order_by(F("moved_to_app_at").asc(nulls_last=True), F("id").asc())
 
 
 class IndexedItem(models.Model):
@@ -69,6 +134,8 @@ class IndexedItem(models.Model):
     summary = models.JSONField(null=True, blank=True)
     malformed_reason = models.TextField(default="", blank=True)
     indexed_at = models.DateTimeField(auto_now=True)
+
+    objects = IndexedItemQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

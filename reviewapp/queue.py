@@ -3,8 +3,8 @@
 Opening an item's answer form reserves it for its opener for a few minutes
 (``reserve``); the queue's "next" skips items someone else holds
 (``next_in_queue``, ``claim_next``) and the list shows who holds one
-(``inbox.page_rows`` reads the same table). Nothing here blocks an answer: the compare-and-set on the live
-row stays the guarantee that two answers never overwrite each other.
+(``inbox.page.page_rows`` reads the same table). Nothing here blocks an answer:
+the compare-and-set on the live row stays the guarantee that two answers never overwrite each other.
 
 Everything is in the review database (``Reservation``), with the database's
 clock, so any number of web hosts agree on who holds what; there is no state
@@ -25,9 +25,10 @@ from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.http import QueryDict
 
-from reviewapp.inbox import ListPage, ListQuery, following, parse_list_query
-from reviewapp.inbox.query import filtered_items
-from reviewapp.models import IndexedItem, Reservation
+from reviewapp.inbox.page import ListPage
+from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
+from reviewapp.inbox.sorting import following
+from reviewapp.models import IndexedItem, IndexedItemQuerySet, Reservation
 
 DEFAULT_MINUTES: Final = 5
 # Expired rows are harmless (every read ignores them) but are swept once
@@ -103,7 +104,7 @@ def next_in_queue(
     as the item page received it); its filters and order are kept, ``page``
     is ignored, so save-and-next never leaves the list the person chose.
     ``after_item`` is the item's read-model row as listed (see
-    ``inbox.neighbours``); None asks for the first free item. None is
+    ``inbox.sorting.neighbours``); None asks for the first free item. None is
     returned when no item is left: the queue is empty. Items ``user`` holds
     are not skipped, nor offered from companies ``user`` may not see.
     ``waiting_only``: only the list's items that need an answer in the app.
@@ -111,17 +112,17 @@ def next_in_queue(
     params = QueryDict(list_query) if isinstance(list_query, str) else list_query
     query = parse_list_query(params, user=user)
     items = _free(query, user)
-    return following(items.filter(state_needs_answer=True) if waiting_only else items, query, after_item)
+    return following(items.needs_answer() if waiting_only else items, query, after_item)
 
 
-def _free(query: ListQuery, user: AbstractBaseUser) -> QuerySet[IndexedItem]:
+def _free(query: ListQuery, user: AbstractBaseUser) -> IndexedItemQuerySet:
     return filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
 
 
 def first_free(page: ListPage, user: AbstractBaseUser) -> IndexedItem | None:
     """The first item of ``page``'s list that nobody else holds: ``next_in_queue(None, ...)`` for a page.
 
-    The first page's rows come with their holders (``inbox.page_rows``), in
+    The first page's rows come with their holders (``inbox.page.page_rows``), in
     the list's order, so the answer is usually among them and costs no query.
     """
     if page.number == 1:

@@ -73,10 +73,7 @@ def _all_rows() -> Iterator[str]:
 
 def _rows_in_states(state_keys: Sequence[str]) -> Iterator[str]:
     """The live rows of the items the read model has in any of ``state_keys``, oldest first."""
-    wanted = Q()
-    for key in state_keys:
-        wanted |= Q(**{states.STATE_FIELDS[key]: True})
-    items = IndexedItem.objects.filter(wanted).order_by("created_at", "id")
+    items = IndexedItem.objects.in_states(*state_keys).order_by("created_at", "id")
     after: tuple[Any, uuid.UUID] | None = None
     while True:
         page = items

@@ -22,7 +22,7 @@ from django.utils import translation
 from reviewapp import settings as app_settings
 from reviewapp.api_auth import create_token
 from tests import factories
-from tests.items.html import page_of
+from tests.html import page_of
 
 PO = Path(__file__).resolve().parents[1] / "locale" / "sv" / "LC_MESSAGES" / "django.po"
 GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "clarifications.jsonl"

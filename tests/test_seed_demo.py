@@ -400,7 +400,7 @@ def test_it_refuses_to_create_demo_users_in_production(settings):
 
 
 def test_demo_receipts_print_amounts_the_swedish_way():
-    from reviewapp.demo import _kronor
+    from reviewapp.demo import kronor
 
-    assert _kronor(1044.0) == "1\xa0044,00"
-    assert _kronor(None) == "-"
+    assert kronor(1044.0) == "1\xa0044,00"
+    assert kronor(None) == "-"

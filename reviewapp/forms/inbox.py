@@ -199,7 +199,7 @@ class InboxFilterForm(forms.Form):
         """The bar's filters as plain values: what each widget would print, without its templates.
 
         Rendered through the form renderer, each widget and each menu option
-        is a template of its own: a fifth of the list page's time (issue 18).
+        is a template of its own: a fifth of the list page's time.
         The page writes these into one partial instead. Attributes, values and
         the chosen option are the widgets' own (``build_attrs``,
         ``format_value``), so the markup stays what Django would write.

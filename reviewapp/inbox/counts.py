@@ -57,7 +57,7 @@ def _state_bits(keys: Iterable[str]) -> int:
     return sum(1 << states.STATE_KEYS.index(key) for key in keys)
 
 
-def _tally_counts(query: ListQuery) -> Counts:
+def tally_counts(query: ListQuery) -> Counts:
     """Exact counts from the trigger-maintained tally: a sum over a few dozen rows.
 
     Each tally row is a set of states (a bit mask), so "in any ticked state"
@@ -147,4 +147,4 @@ def facet_counts(query: ListQuery) -> Counts:
         return Counts(total=0, facets=dict.fromkeys(states.STATE_KEYS, 0))
     if not _is_structured(query):
         return _capped_counts(query)
-    return _tally_counts(query)
+    return tally_counts(query)

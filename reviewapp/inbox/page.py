@@ -1,4 +1,9 @@
-"""One page of the list: its rows (with their open question and badges) and counts."""
+"""One page of the list: its rows (with their open question and badges), counts and freshness.
+
+The list reads the read model only, so what it shows is as old as the last
+poll of ``sync_index``. The page says so ("Updated 3 s ago"), warns when the
+sync seems to have stopped, and says how to build the index when it never ran.
+"""
 
 from __future__ import annotations
 
@@ -17,19 +22,58 @@ from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext as _
 
 from reviewapp import index, states
-from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE
 from reviewapp.inbox.counts import Counts, facet_counts
-from reviewapp.inbox.freshness import Freshness
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
+from reviewapp.templatetags.dates import local_time
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
 
+# ``sync_index --follow`` polls every 2 s by default: a poll older than this
+# means it is not running (or cannot reach a database).
+STALE_AFTER: Final = dt.timedelta(minutes=1)
+
 
 @dataclass(frozen=True, slots=True)
-class OpenQuestionView:
+class Freshness:
+    """How fresh the list is: when ``sync_index`` last caught up with accounted (None: never)."""
+
+    indexed_at: dt.datetime | None
+    now: dt.datetime
+
+    @property
+    def built(self) -> bool:
+        return self.indexed_at is not None
+
+    @property
+    def age(self) -> dt.timedelta | None:
+        if self.indexed_at is None:
+            return None
+        # Another host's clock may run a little ahead of ours.
+        return max(self.now - self.indexed_at, dt.timedelta(0))
+
+    @property
+    def stale(self) -> bool:
+        age = self.age
+        return age is not None and age > STALE_AFTER
+
+    @property
+    def age_text(self) -> str:
+        """``"3 s"`` under a minute, else Django's ``timesince`` (``"5 minutes"``)."""
+        age = self.age
+        if age is None or self.indexed_at is None:
+            return ""
+        if age < dt.timedelta(minutes=1):
+            return _("%(seconds)d s") % {"seconds": int(age.total_seconds())}
+        return timesince(self.indexed_at, self.now)
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuestion:
+    """A row's open question, from its state columns (the item page reads the live row instead)."""
+
     type: str | None
     status: str  # "open" (WhatsApp still owns it) or "moved_to_app" (the app does)
     asked_at: dt.datetime | None
@@ -43,7 +87,7 @@ class OpenQuestionView:
         return "app" if self.status == "moved_to_app" else "whatsapp"
 
 
-def open_question_of(item: IndexedItem, now: dt.datetime) -> OpenQuestionView | None:
+def open_question_of(item: IndexedItem, now: dt.datetime) -> ListQuestion | None:
     """The open question from the state columns (no JSON parsing needed)."""
     if item.state_needs_answer:
         status = "moved_to_app"
@@ -56,7 +100,7 @@ def open_question_of(item: IndexedItem, now: dt.datetime) -> OpenQuestionView | 
     time_left = None
     if status == "open" and window_ends_at is not None:
         time_left = max(window_ends_at - now, dt.timedelta(0))
-    return OpenQuestionView(
+    return ListQuestion(
         type=item.open_question_type,
         status=status,
         asked_at=asked_at,
@@ -69,7 +113,7 @@ def open_question_of(item: IndexedItem, now: dt.datetime) -> OpenQuestionView | 
 class Row:
     item: IndexedItem
     states: tuple[str, ...]
-    open_question: OpenQuestionView | None
+    open_question: ListQuestion | None
     # Who is answering it now (an unexpired ``Reservation``, see reviewapp.queue).
     holder_id: int | None = None
     holder_name: str = ""
@@ -93,8 +137,8 @@ class Row:
 class RowDisplay(TypedDict):
     """A row as the page prints it: every value formatted once, in Python.
 
-    The template only places these (issue 18: per-row filters, tags and
-    translations cost more than the page's queries). A dict, because the
+    The template only places these: per-row filters, tags and translations
+    cost more than the page's queries. A dict, because the
     template language looks a key up before trying an attribute.
     """
 
@@ -140,7 +184,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
     shown = []
     for row in rows:
         item = row.item
-        received = timezone.localtime(item.created_at)
+        received = local_time(item.created_at)
         question = row.open_question
         window = ""
         if question is not None and question.time_left is not None:
@@ -167,7 +211,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 question_owner="" if question is None else question.owner,
                 question_owner_text="" if question is None else owner_texts[question.owner],
                 question_window=window,
-                waiting_iso="" if waiting_since is None else timezone.localtime(waiting_since).isoformat(),
+                waiting_iso="" if waiting_since is None else local_time(waiting_since).isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now),
                 held_by=held_by,
             )
@@ -182,10 +226,13 @@ class ListPage:
     counts: Counts
     number: int
     num_pages: int
-    page_size: int = field(default=DEFAULT_PAGE_SIZE)
     # When ``sync_index`` last caught up with accounted. Read before the
     # rows, so the rows are at least this fresh.
     freshness: Freshness = field(default_factory=lambda: Freshness(indexed_at=None, now=timezone.now()))
+
+    @property
+    def page_size(self) -> int:
+        return self.query.page_size
 
     @property
     def count(self) -> int:
@@ -244,12 +291,4 @@ def list_page(query: ListQuery) -> ListPage:
     number = min(query.page, num_pages)
     now = timezone.now()
     rows = [Row.of(item, now) for item in page_rows(query, number)]
-    return ListPage(
-        query=query,
-        rows=rows,
-        counts=counts,
-        number=number,
-        num_pages=num_pages,
-        page_size=query.page_size,
-        freshness=Freshness(indexed_at=indexed_at, now=now),
-    )
+    return ListPage(query, rows, counts, number, num_pages, Freshness(indexed_at=indexed_at, now=now))

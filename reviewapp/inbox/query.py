@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
 from django.http import QueryDict
 from django.utils import timezone
 
 from reviewapp import lookup, states
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
-from reviewapp.models import IndexedItem
+from reviewapp.models import IndexedItem, IndexedItemQuerySet
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,37 +79,6 @@ def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None =
 
 # --- Filtering --------------------------------------------------------------
 
-# Eight or more hex digits (dashes allowed) may be the start of an item id:
-# the list shows the first eight. Matched as a range on the primary key, so
-# it is an index lookup, not a LIKE over a cast.
-_ID_PREFIX = re.compile(r"^[0-9a-f-]{8,36}$")
-
-
-def _id_prefix_range(text: str) -> tuple[uuid.UUID, uuid.UUID] | None:
-    if not _ID_PREFIX.match(text):
-        return None
-    digits = text.replace("-", "")
-    if not 8 <= len(digits) <= 32:
-        return None
-    return uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
-
-
-def search_condition(text: str) -> Q:
-    """Every word in ``search_text``, or an item id starting with ``text``.
-
-    ``search_text`` is stored lower-cased (``states.search_text_of``), so a
-    plain case-sensitive ``LIKE '%word%'`` on the lower-cased word is exact and
-    can use the trigram index on PostgreSQL.
-    """
-    words = text.lower().split()
-    condition = Q()
-    for word in words:
-        condition &= Q(search_text__contains=word)
-    id_range = _id_prefix_range(text.lower())
-    if id_range is not None:
-        condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
-    return condition
-
 
 def exact_item(query: ListQuery) -> uuid.UUID | None:
     """The one item the search text names by an exact id (``reviewapp.lookup``) that the query may list, or None.
@@ -144,21 +111,9 @@ def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
     return start
 
 
-def any_state_condition(keys: tuple[str, ...]) -> Q:
-    """Items in any of these states (the facets combine with OR)."""
-    condition = Q()
-    for key in keys:
-        condition |= Q(**{states.STATE_FIELDS[key]: True})
-    return condition
-
-
-def filtered_items(query: ListQuery) -> QuerySet[IndexedItem]:
+def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
     """The items matching ``query``'s filters, unordered and unpaged."""
-    items = IndexedItem.objects.all()
-    if query.company_ids is not None:
-        items = items.filter(company_id__in=query.company_ids)
-    if query.states:
-        items = items.filter(any_state_condition(query.states))
+    items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text)
     if query.question_type:
         items = items.filter(open_question_type=query.question_type)
     if query.company_id:
@@ -169,6 +124,4 @@ def filtered_items(query: ListQuery) -> QuerySet[IndexedItem]:
     end = _start_of_day(query.received_to, days_later=1) if query.received_to else None
     if end is not None:
         items = items.filter(created_at__lt=end)
-    if query.text:
-        items = items.filter(search_condition(query.text))
     return items.order_by()

@@ -8,17 +8,19 @@ from typing import Any
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
 from django.http import HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
-from django_htmx.http import HttpResponseClientRedirect
 
-from reviewapp import inbox, queue, roles, states
+from reviewapp import queue, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
-from reviewapp.http import HtmxHttpRequest
+from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
+from reviewapp.inbox.counts import FACET_RULE, Counts
+from reviewapp.inbox.landing import all_items_url, landing_query
+from reviewapp.inbox.page import ListPage, Row, display_rows, list_page
+from reviewapp.inbox.query import ListQuery, exact_item
 
 
 def _query_string(query: QueryDict, **changes: object) -> str:
@@ -34,14 +36,14 @@ def _query_string(query: QueryDict, **changes: object) -> str:
     return result.urlencode()
 
 
-def _shown(n: int, counts: inbox.Counts) -> str:
+def _shown(n: int, counts: Counts) -> str:
     """A count as the page shows it: grouped digits, with "+" when it is a lower bound."""
     if counts.exact or counts.limit is None:
         return number_format(n, force_grouping=True)
     return number_format(min(n, counts.limit), force_grouping=True) + "+"
 
 
-def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
+def _facets(page: ListPage) -> list[dict[str, Any]]:
     return [
         {
             "key": key,
@@ -57,16 +59,15 @@ def _facets(page: inbox.ListPage) -> list[dict[str, Any]]:
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
-    params = request.GET or inbox.landing_query(request.user)
+    params = request.GET or landing_query(request.user)
     form = InboxFilterForm(params, user=request.user)
-    query = inbox.ListQuery.from_form(form)
+    query = ListQuery.from_form(form)
     # An exact id pasted into the search (item, document, correlation or
     # WhatsApp message id, a wamid) opens that item, if this user may see it.
-    found = inbox.exact_item(query)
+    found = exact_item(query)
     if found is not None:
-        url = reverse("item_detail", args=[found])
-        return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
-    page = inbox.list_page(query)
+        return redirect_htmx(request, reverse("item_detail", args=[found]))
+    page = list_page(query)
     page_url = reverse("inbox") + "?"
     count_shown = _shown(page.count, page.counts)
     # Each row links to the item page with this list's query string, so
@@ -80,15 +81,15 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "page": page,
-        "rows": inbox.display_rows(page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query),
+        "rows": display_rows(page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query),
         "facets": _facets(page),
-        "facet_rule": inbox.FACET_RULE,
+        "facet_rule": FACET_RULE,
         "freshness": page.freshness,
         "count_shown": count_shown,
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
         "next_free": next_free,
         "list_query": list_query,
-        "clear_url": inbox.all_items_url(),
+        "clear_url": all_items_url(),
         "first_url": page_url + _query_string(params, page=None),
         "previous_url": page_url + _query_string(params, page=page.number - 1 if page.number > 2 else None),
         "next_url": page_url + _query_string(params, page=page.number + 1),
@@ -97,20 +98,18 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "next_reachable": page.has_next and page.number < MAX_PAGE,
         "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,
     }
-    # Back/forward after a swap asks for the whole page (history restore).
-    partial = bool(request.htmx) and not request.htmx.history_restore_request
-    if partial:
-        # The filters outside the swapped results: their error slots go out of
-        # band with every htmx response, so a fixed value's error goes away.
-        context["bar_fields"] = form.error_slots()
-    return render(request, "inbox/list.html#results" if partial else "inbox/list.html", context)
+    # htmx swaps the results (with the filters' error slots out of band, so a
+    # fixed value's error goes away); the address bar gets the short link a
+    # person would share: the list's parameters without the empty ones.
+    canonical = reverse("inbox") + ("?" + list_query if list_query else "")
+    return render_htmx(request, "inbox/list.html", context, partial="refreshed", url=canonical)
 
 
 def _iso(value: dt.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _row_json(row: inbox.Row) -> dict[str, Any]:
+def _row_json(row: Row) -> dict[str, Any]:
     item = row.item
     question = row.open_question
     return {
@@ -142,7 +141,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         # A script gets told exactly what was wrong instead of other rows.
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
-    page = inbox.list_page(inbox.ListQuery.from_form(form))
+    page = list_page(ListQuery.from_form(form))
     base = request.build_absolute_uri(reverse("api_items")) + "?"
     counts = page.counts
     limit = counts.limit if not counts.exact and counts.limit is not None else None
@@ -152,7 +151,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
             # the rows are at least this fresh.
             "indexed_at": _iso(page.freshness.indexed_at),
             # With a search or a date range rows are counted up to
-            # inbox.COUNT_CAP. Past it "exact" is false, "count" is the cap
+            # reviewapp.inbox.counts.COUNT_CAP. Past it "exact" is false, "count" is the cap
             # (meaning "more") and each facet is a lower bound.
             "count": counts.total if limit is None else limit,
             "facets": {key: n if limit is None else min(n, limit) for key, n in counts.facets.items()},

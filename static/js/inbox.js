@@ -1,8 +1,9 @@
-// Inbox list: keyboard selection and tidy shareable URLs.
+// Inbox list: keyboard selection.
 // Filtering, the debounced search and the partial swap are declared on the
-// form with htmx attributes (see templates/inbox/list.html); this file only
-// adds what markup cannot: j/k to move the selection, Enter to open it, / to
-// search, ? for the list of keys.
+// form with htmx attributes (see templates/inbox/list.html), and the server
+// pushes the list's short URL (HX-Push-Url); this file only adds what markup
+// cannot: j/k to move the selection, Enter to open it, / to search, ? for the
+// list of keys.
 (function () {
   "use strict";
 
@@ -110,40 +111,5 @@
   });
   document.addEventListener("htmx:historyRestore", function () {
     selected = -1;
-  });
-
-  // htmx keeps a copy of the page's HTML for Back. Typed values live in the
-  // DOM properties, not in the HTML, so write them into the attributes first;
-  // otherwise Back would show the old rows under the newer search text.
-  document.addEventListener("htmx:beforeHistorySave", function () {
-    var form = document.getElementById("inbox-filters");
-    if (!form) return;
-    Array.prototype.forEach.call(form.elements, function (el) {
-      if (el.type === "checkbox" || el.type === "radio") {
-        if (el.checked) el.setAttribute("checked", "");
-        else el.removeAttribute("checked");
-      } else if (el.tagName === "SELECT") {
-        Array.prototype.forEach.call(el.options, function (option) {
-          if (option.selected) option.setAttribute("selected", "");
-          else option.removeAttribute("selected");
-        });
-      } else if (el.tagName === "INPUT") {
-        el.setAttribute("value", el.value);
-      }
-    });
-  });
-
-  // Leave empty filters out of the request, so the pushed URL is the short
-  // link a person would share (?state=needs_answer, not ?q=&type=&...).
-  document.addEventListener("htmx:configRequest", function (event) {
-    var elt = event.detail.elt;
-    if (!elt || elt.id !== "inbox-filters") return;
-    var data = event.detail.formData;
-    if (!data) return;
-    var empty = [];
-    data.forEach(function (value, key) {
-      if (data.getAll(key).every(function (v) { return v === ""; }) && empty.indexOf(key) < 0) empty.push(key);
-    });
-    empty.forEach(function (key) { data.delete(key); });
   });
 })();

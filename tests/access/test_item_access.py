@@ -25,8 +25,8 @@ from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import CompanyAssignment, GoldenCase
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import PNG, accounted_event, make_document, make_message, resend_answer, whatsapp_item
-from tests.items.html import page_of
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,9 @@ from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import inbox, queue, roles
+from reviewapp import queue, roles
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import CompanyAssignment
 from tests import factories
 from tests.inbox.helpers import indexed, pending
@@ -286,10 +287,10 @@ def test_the_api_search_for_the_other_companys_id_finds_nothing(rita_client, wor
 @pytest.mark.parametrize("query", [QUEUE, "sort=received", "sort=oldest", "sort=question_age", ""])
 def test_previous_and_next_skip_the_other_companys_items(rita, world, query):
     first, second = (indexed(item.pk) for item in world.our_items)
-    previous, following = inbox.neighbours(first, QueryDict(query), rita)
+    previous, following = neighbours(first, QueryDict(query), rita)
     assert following == second or previous == second
     assert {str(x.pk) for x in (previous, following) if x is not None} <= world.our_ids
-    previous, following = inbox.neighbours(second, QueryDict(query), rita)
+    previous, following = neighbours(second, QueryDict(query), rita)
     assert {str(x.pk) for x in (previous, following) if x is not None} <= world.our_ids
 
 

@@ -8,9 +8,11 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp import inbox, index, states
+from reviewapp import index, states
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.inbox import counts
+from reviewapp.inbox.counts import Counts, tally_counts
+from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem
 from tests import factories
 from tests.inbox.helpers import denial, journal_entry, note, participants_only, pending, raw_insert, raw_update_context
@@ -18,7 +20,7 @@ from tests.inbox.helpers import denial, journal_entry, note, participants_only, 
 pytestmark = pytest.mark.django_db
 
 
-def _every_structured_query(companies: list[Company]) -> list[inbox.ListQuery]:
+def _every_structured_query(companies: list[Company]) -> list[ListQuery]:
     state_sets = [
         (),
         *((k,) for k in states.STATE_KEYS),
@@ -29,12 +31,12 @@ def _every_structured_query(companies: list[Company]) -> list[inbox.ListQuery]:
     company_ids = [None, *(c.pk for c in companies)]
     types = [None, *states.QUESTION_TYPES]
     return [
-        inbox.ListQuery(states=s, company_id=c, question_type=t)
+        ListQuery(states=s, company_id=c, question_type=t)
         for s, c, t in itertools.product(state_sets, company_ids, types)
     ]
 
 
-def _counted_row_by_row(query: inbox.ListQuery) -> inbox.Counts:
+def _counted_row_by_row(query: ListQuery) -> Counts:
     """The same numbers counted in Python over the read model's rows, without the tally.
 
     The rule, spelled out independently: the list shows rows in any ticked
@@ -56,12 +58,12 @@ def _counted_row_by_row(query: inbox.ListQuery) -> inbox.Counts:
         for key in found:
             if not found & (ticked - {key}):
                 facets[key] += 1
-    return inbox.Counts(total=total, facets=facets)
+    return Counts(total=total, facets=facets)
 
 
 def _assert_tally_matches_rows(companies: list[Company]) -> None:
     for query in _every_structured_query(companies):
-        assert inbox._tally_counts(query) == _counted_row_by_row(query), query
+        assert tally_counts(query) == _counted_row_by_row(query), query
 
 
 def test_the_tally_equals_counting_rows_after_every_kind_of_write():
@@ -79,7 +81,7 @@ def test_the_tally_equals_counting_rows_after_every_kind_of_write():
         ),
     ]
     _assert_tally_matches_rows([a, b])
-    assert inbox._tally_counts(inbox.ListQuery()).total == 6
+    assert tally_counts(ListQuery()).total == 6
 
     # Plain-SQL changes and an insert by another program, then a poll (the first walks every row).
     raw_update_context(items[0].id, note("answered"))
@@ -87,7 +89,7 @@ def test_the_tally_equals_counting_rows_after_every_kind_of_write():
     raw_insert(a, pending("open", type_="context"))
     index.poll()
     _assert_tally_matches_rows([a, b])
-    assert [inbox._tally_counts(inbox.ListQuery(company_id=c.pk)).total for c in (a, b)] == [3, 4]
+    assert [tally_counts(ListQuery(company_id=c.pk)).total for c in (a, b)] == [3, 4]
 
     # Re-indexing unchanged rows changes nothing.
     index.index_items([item.id for item in items])
@@ -99,17 +101,17 @@ def test_the_tally_equals_counting_rows_after_every_kind_of_write():
     InboxItem.objects.filter(pk=items[4].pk).delete()
     index.index_items([items[1].id, items[2].id, items[4].id])
     _assert_tally_matches_rows([a, b])
-    assert inbox._tally_counts(inbox.ListQuery(company_id=b.pk)).total == 2
+    assert tally_counts(ListQuery(company_id=b.pk)).total == 2
     IndexedItem.objects.filter(company_id=b.pk).delete()
     _assert_tally_matches_rows([a, b])
-    assert inbox._tally_counts(inbox.ListQuery(company_id=b.pk)).total == 0
+    assert tally_counts(ListQuery(company_id=b.pk)).total == 0
 
 
 def test_truncating_the_read_model_empties_the_tally():
     factories.make_item(channel_context=pending("moved_to_app"))
     with connections["default"].cursor() as cursor:
         cursor.execute(f"TRUNCATE {IndexedItem._meta.db_table}")
-    assert inbox._tally_counts(inbox.ListQuery()).total == 0
+    assert tally_counts(ListQuery()).total == 0
 
 
 def test_the_list_counts_come_from_the_tally(qa_client, company):

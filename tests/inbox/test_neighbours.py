@@ -14,7 +14,7 @@ from django.http import QueryDict
 
 from reviewapp import index
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.inbox import neighbours
+from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import IndexedItem
 from tests import factories
 from tests.inbox.helpers import indexed, journal_entry, note, pending

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from reviewapp import queue, roles
-from reviewapp.inbox import neighbours
+from reviewapp.inbox.sorting import neighbours
 from tests import factories
 from tests.inbox.helpers import denial, indexed, moved_to_app, note, pending
 

@@ -26,8 +26,9 @@ from django.http import QueryDict
 from django.urls import reverse
 
 import clarifications
-from reviewapp import inbox, index, states
+from reviewapp import index, states
 from reviewapp.bookkeeping.models import Company
+from reviewapp.inbox.sorting import neighbours
 from tests import factories
 from tests.clarifications.golden import load_cases
 from tests.inbox.helpers import (
@@ -229,4 +230,4 @@ def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping,
     raw_update_context(first.id, pending("moved_to_app"))
     index.poll()
     query = QueryDict(f"state=needs_answer&company={company.id}")
-    assert inbox.neighbours(indexed(second.id), query, support) == (None, indexed(first.id))
+    assert neighbours(indexed(second.id), query, support) == (None, indexed(first.id))

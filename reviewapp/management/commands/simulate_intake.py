@@ -17,6 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp import index, intake
+from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.bookkeeping.replica import ReplicaRefused, require_replica
 
 ACTIONS = ("ask", "answer", "half-answer", "deny", "expire", "late-reply")
@@ -45,7 +46,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("action", choices=ACTIONS)
         parser.add_argument("--item", required=True, type=uuid.UUID, help="the inbox item's id")
-        parser.add_argument("--type", choices=intake.QUESTION_TYPES, help="the question to ask (ask)")
+        parser.add_argument("--type", choices=QUESTION_TYPES, help="the question to ask (ask)")
         parser.add_argument("--over-budget", action="store_true", help="ask: straight to moved_to_app")
         parser.add_argument("--text", default="", help="the person's message, verbatim")
         parser.add_argument("--participant", action="append", default=[], help="'Name' or 'Name|Company'")
@@ -125,6 +126,6 @@ class Command(BaseCommand):
             return str(options["type"])
         pending = intake.read_context(item).get("pending_question")
         question = pending.get("type") if isinstance(pending, dict) else None
-        if question not in intake.QUESTION_TYPES:
+        if question not in QUESTION_TYPES:
             raise CommandError("the item has no question; give --type")
         return str(question)
