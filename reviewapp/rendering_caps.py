@@ -2,7 +2,7 @@
 
 accounted's rows are written by other programs and can hold anything jsonb
 accepts: a 26 MB string, 10 000 participants, JSON nested 5 000 deep. Shown
-in full, such a row made a 173 MB item page (issue 16). Every value a page
+in full, such a row made a 173 MB item page. Every value a page
 or an API answer takes from a stored row goes through a cap here; what is cut
 is still one click away in full (``GET /items/<id>/raw/<column>/``, for
 those who may see the raw JSON).

@@ -7,12 +7,12 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.maintenance import MAX_TAG_LENGTH, MAX_TAGS, normalise_tags
 
 
 class GoldenCaseAcceptForm(forms.Form):
-    """What the person compared: the stored and the current output's ``previews.digest``."""
+    """What the person compared: the stored and the current output's ``digest``."""
 
     expected_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
     actual_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
@@ -36,21 +36,19 @@ class GoldenCaseTagsForm(forms.Form):
     tags = forms.CharField(
         label=_("Tags"),
         required=False,
-        max_length=(previews.MAX_TAG_LENGTH + 2) * previews.MAX_TAGS,
+        max_length=(MAX_TAG_LENGTH + 2) * MAX_TAGS,
         help_text=_("Separated by commas, e.g. “denial, moved context”. Empty removes every tag."),
     )
 
     def clean_tags(self) -> list[str]:
-        tags = previews.normalise_tags(self.cleaned_data["tags"].split(","))
-        if len(tags) > previews.MAX_TAGS:
-            raise forms.ValidationError(
-                _("At most %(count)s tags."), code="too_many", params={"count": previews.MAX_TAGS}
-            )
-        too_long = [tag for tag in tags if len(tag) > previews.MAX_TAG_LENGTH]
+        tags = normalise_tags(self.cleaned_data["tags"].split(","))
+        if len(tags) > MAX_TAGS:
+            raise forms.ValidationError(_("At most %(count)s tags."), code="too_many", params={"count": MAX_TAGS})
+        too_long = [tag for tag in tags if len(tag) > MAX_TAG_LENGTH]
         if too_long:
             raise forms.ValidationError(
                 _("A tag has at most %(limit)s characters: “%(tag)s” is longer."),
                 code="too_long",
-                params={"limit": previews.MAX_TAG_LENGTH, "tag": too_long[0]},
+                params={"limit": MAX_TAG_LENGTH, "tag": too_long[0]},
             )
         return tags

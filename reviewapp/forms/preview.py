@@ -7,8 +7,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.gallery import EXAMPLES
+from reviewapp.previews.parsing import InvalidJson, parse_json
+from reviewapp.previews.rendering import line_from_texts, pretty
 
 _CODE_ATTRS = {"class": "code", "spellcheck": "false", "autocomplete": "off", "autocapitalize": "off"}
 
@@ -44,7 +46,7 @@ class PreviewForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.json_errors: dict[str, previews.InvalidJson] = {}
+        self.json_errors: dict[str, InvalidJson] = {}
 
     @staticmethod
     def data_for(value: dict[str, Any]) -> dict[str, str]:
@@ -54,15 +56,15 @@ class PreviewForm(forms.Form):
         document_id = item.get("document_id")
         extracted = item.get("extracted_data")
         return {
-            "channel_context": previews.pretty(value.get("channel_context")),
+            "channel_context": pretty(value.get("channel_context")),
             "document_id": document_id if isinstance(document_id, str) else "",
-            "extracted_data": "" if extracted is None else previews.pretty(extracted),
+            "extracted_data": "" if extracted is None else pretty(extracted),
         }
 
     def _parse(self, name: str) -> Any:
         try:
-            return previews.parse_json(self.cleaned_data[name])
-        except previews.InvalidJson as exc:
+            return parse_json(self.cleaned_data[name])
+        except InvalidJson as exc:
             self.json_errors[name] = exc
             raise forms.ValidationError(exc.message, code="invalid_json") from None
 
@@ -80,7 +82,7 @@ class PreviewForm(forms.Form):
     def case_input(self) -> dict[str, Any]:
         """The input line, parsed whole as ``python -m clarifications`` would parse it."""
         extracted = self.data.get("extracted_data") or ""
-        return previews.line_from_texts(
+        return line_from_texts(
             self.data["channel_context"],
             self.cleaned_data["document_id"],
             extracted if extracted.strip() else None,
@@ -88,7 +90,7 @@ class PreviewForm(forms.Form):
 
 
 def _example_choices() -> list[tuple[str, Any]]:
-    return [("", ""), *((e.slug, e.title) for e in previews.EXAMPLES)]
+    return [("", ""), *((e.slug, e.title) for e in EXAMPLES)]
 
 
 class PreviewSourceForm(forms.Form):

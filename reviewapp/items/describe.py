@@ -18,16 +18,16 @@ from reviewapp.items.item_view import (
     HeaderView,
     HumanSaid,
     ItemIds,
+    ItemQuestion,
     ItemView,
-    OpenQuestionView,
     PersonView,
     UnreadableColumn,
-    _iso,
+    iso,
 )
 from reviewapp.items.labels import (
-    _agent_explanation,
-    _notes_explanation,
+    agent_explanation,
     channel_label,
+    notes_explanation,
     question_what,
 )
 from reviewapp.items.links import ItemLinks, item_links
@@ -85,7 +85,7 @@ def _open_question(
     ctx: object,
     lines: tuple[str, ...],
     events: Sequence[EventView],
-) -> OpenQuestionView | None:
+) -> ItemQuestion | None:
     question = summary.open_question if summary is not None else None
     if question is None or summary is None:
         return None
@@ -105,7 +105,7 @@ def _open_question(
     prompt_line = next((line for line in lines if line.startswith(clarifications.phrases.OPEN_QUESTION_MARKER)), None)
     # The type and channel are stored strings (an unknown one is shown as stored).
     cuts = Cuts()
-    return OpenQuestionView(
+    return ItemQuestion(
         type=cuts.text("type", question.type, max_chars=SHORT_TEXT_MAX_CHARS),
         status=question.status,
         what=question_what(question.type),
@@ -314,8 +314,8 @@ def describe_item(
         lines=cuts.lines("lines", lines, max_chars=LINES_MAX_CHARS),
         agent_view=cuts.lines("agent_view", cast("list[str]", case["agent_view"]), max_chars=AGENT_VIEW_MAX_CHARS),
         notes=notes,
-        notes_explanation=_notes_explanation(summary, notes, problems),
-        agent_explanation=_agent_explanation(summary, notes, problems),
+        notes_explanation=notes_explanation(summary, notes, problems),
+        agent_explanation=agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
         human=_human_said(summary, ctx),
         events=related.events,
@@ -395,7 +395,7 @@ def item_json(
             "company": company,
             "source": header.source,
             "status": header.status,
-            "received_at": _iso(item.created_at),
+            "received_at": iso(item.created_at),
             "document_id": view.document_id,
             "document": document_json(item.document, header),
             "supplier": header.supplier,

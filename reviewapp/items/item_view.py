@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import reverse
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 import clarifications
@@ -19,7 +20,7 @@ from reviewapp.rendering_caps import RAW_JSON_MAX_CHARS, CappedText, capped_json
 
 
 @dataclass(frozen=True, slots=True)
-class OpenQuestionView:
+class ItemQuestion:
     """The one unanswered question and who owns it now.
 
     ``open``: the chat still waits until ``chat_keeps_until``.
@@ -50,9 +51,9 @@ class OpenQuestionView:
                 "owner": "app" if self.owned_by_app else "chat",
                 "channel": self.channel_label,
                 "prompt_line": self.prompt_line,
-                "asked_at": _iso(self.asked_at),
-                "chat_keeps_until": _iso(self.chat_keeps_until),
-                "gave_up_at": _iso(self.gave_up_at),
+                "asked_at": iso(self.asked_at),
+                "chat_keeps_until": iso(self.chat_keeps_until),
+                "gave_up_at": iso(self.gave_up_at),
             },
             self.cut,
         )
@@ -112,10 +113,10 @@ class HumanSaid:
                 "event_date": self.event_date,
                 "denied": self.denied,
                 "representation_raw_answer": self.representation_raw_answer,
-                "representation_answered_at": _iso(self.representation_answered_at),
+                "representation_answered_at": iso(self.representation_answered_at),
                 "user_note": self.user_note,
                 "context_answer_raw": self.context_answer_raw,
-                "context_answered_at": _iso(self.context_answered_at),
+                "context_answered_at": iso(self.context_answered_at),
                 "caption": self.caption,
                 "caption_shown_to_agent": False,
             },
@@ -188,6 +189,17 @@ class EventView:
     detail: str = ""
     cut: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def css_class(self) -> str:
+        return "event-" + slugify(self.event_type)
+
+    @property
+    def source_text(self) -> str:
+        """Which log the entry comes from, in words."""
+        if self.source == "app":
+            return _("this app's log and accounted's") if self.also_in_accounted else _("this app's log")
+        return _("the WhatsApp chat") if self.source == "chat" else _("accounted's log")
+
     def to_json(self) -> dict[str, Any]:
         return with_cuts(
             {
@@ -195,7 +207,7 @@ class EventView:
                 "label": self.label,
                 "question_type": self.question_type or None,
                 "detail": self.detail or None,
-                "occurred_at": _iso(self.occurred_at),
+                "occurred_at": iso(self.occurred_at),
                 "actor": self.actor or None,
                 "actor_type": self.actor_type or None,
                 "channel": self.channel or None,
@@ -304,7 +316,7 @@ class ItemView:
     notes: str | None
     notes_explanation: str | None
     agent_explanation: str | None
-    open_question: OpenQuestionView | None
+    open_question: ItemQuestion | None
     human: HumanSaid | None
     events: tuple[EventView, ...]
     channel_context: Any
@@ -388,7 +400,7 @@ class ItemView:
         return with_cuts(data, self.cut)
 
 
-def _iso(moment: dt.datetime | None) -> str | None:
+def iso(moment: dt.datetime | None) -> str | None:
     """UTC ISO 8601 with a ``Z``, as the chat intake writes its timestamps."""
     if moment is None:
         return None

@@ -67,7 +67,7 @@ def channel_label(channel: object) -> str:
     return channel if isinstance(channel, str) and channel else "?"
 
 
-def _notes_explanation(
+def notes_explanation(
     summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
 ) -> str | None:
     """Why the verifikat gets no notes text, when it gets none."""
@@ -84,7 +84,7 @@ def _notes_explanation(
     return str(NOTES_EMPTY_NOTHING_FOR_VOUCHER)
 
 
-def _agent_explanation(
+def agent_explanation(
     summary: clarifications.Clarifications | None, notes: str | None, problems: tuple[str, ...]
 ) -> str | None:
     """Why the agent is told nothing beyond the extracted data, when it is not."""

@@ -120,5 +120,5 @@ EXAMPLES: Final[tuple[Example, ...]] = (
 )
 
 
-def example(slug: str) -> Example | None:
+def find_example(slug: str) -> Example | None:
     return next((e for e in EXAMPLES if e.slug == slug), None)

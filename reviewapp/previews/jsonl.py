@@ -12,13 +12,13 @@ from django.db import transaction
 from reviewapp.models import GoldenCase
 from reviewapp.previews.golden import canonical
 from reviewapp.previews.parsing import JsonDict
-from reviewapp.previews.rendering import _LONE_SURROGATE, _escape_surrogate
+from reviewapp.previews.rendering import escape_surrogates
 
 
 def to_jsonl(case: GoldenCase) -> str:
     """One line of ``../shared/golden/clarifications.jsonl``."""
     line = json.dumps({"name": case.name, "input": case.input, "expected": case.expected}, ensure_ascii=False)
-    return _LONE_SURROGATE.sub(_escape_surrogate, line)
+    return escape_surrogates(line)
 
 
 NAME_MAX_LENGTH: Final = 200  # GoldenCase.name

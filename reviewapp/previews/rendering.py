@@ -64,11 +64,16 @@ def _escape_surrogate(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 
 
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\udXXX`` JSON escape, so it can be sent as UTF-8."""
+    return _LONE_SURROGATE.sub(_escape_surrogate, text)
+
+
 def pretty(value: Any) -> str:
     """Indented JSON for people. A lone surrogate (the notes cap can cut an
     emoji in half) is written as its ``\\udXXX`` escape, which is still exact
     JSON and, unlike the raw character, can be sent as UTF-8."""
-    return _LONE_SURROGATE.sub(_escape_surrogate, json.dumps(value, ensure_ascii=False, indent=2))
+    return escape_surrogates(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,23 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from reviewapp import access, previews, roles
+from reviewapp import access, roles
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.golden import GoldenCaseAcceptForm, GoldenCaseRenameForm, GoldenCaseTagsForm
 from reviewapp.forms.preview import GoldenCaseFilterForm
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import GoldenCase
+from reviewapp.previews.golden import check_all, check_case, word_diff
+from reviewapp.previews.maintenance import (
+    CaseChanged,
+    accept_current_output,
+    all_tags,
+    delete_case,
+    digest,
+    rename_case,
+    set_tags,
+)
+from reviewapp.previews.rendering import pretty
 
 #: The most recent changes shown on a case's page.
 CHANGES_SHOWN = 50
@@ -46,7 +57,7 @@ def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
     if tag:
         found = found.filter(tags__contains=[tag])
     cases = list(found)
-    results = previews.check_all(cases)
+    results = check_all(cases)
     tags_of = {case.pk: case.tags for case in cases}
     failing = sum(1 for result in results if not result.passed)
     # Failing cases first: they are what the page is opened for.
@@ -59,7 +70,7 @@ def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
         "failing": failing,
         "passing": len(results) - failing,
         "tag": tag,
-        "all_tags": previews.all_tags(),
+        "all_tags": all_tags(),
     }
     return render(request, "preview/cases.html", context)
 
@@ -71,7 +82,7 @@ def _detail(
     rename_form: GoldenCaseRenameForm | None = None,
     tags_form: GoldenCaseTagsForm | None = None,
 ) -> HttpResponse:
-    result = previews.check_case(case)
+    result = check_case(case)
     can_change = _may(request, roles.SAVE_GOLDEN)
     # An item of a company the user may not see is not linked; a user
     # limited to some companies is told the same for it and for a missing one.
@@ -84,23 +95,23 @@ def _detail(
     context: dict[str, Any] = {
         "case": case,
         "result": result,
-        "diff": previews.word_diff(result.diff()),
-        "input_json": previews.pretty(case.input),
-        "expected_json": previews.pretty(case.expected),
-        "actual_json": previews.pretty(result.actual),
+        "diff": word_diff(result.diff()),
+        "input_json": pretty(case.input),
+        "expected_json": pretty(case.expected),
+        "actual_json": pretty(result.actual),
         "can_open": isinstance(case.input, dict) and "channel_context" in case.input,
         "can_change": can_change,
         "can_view_items": _may(request, roles.VIEW_ITEMS),
         "source_exists": source_exists,
         "source_restricted": not source_exists and access.company_ids(request.user) is not None,
         "changes": [
-            (change, previews.pretty(change.old), previews.pretty(change.new))
+            (change, pretty(change.old), pretty(change.new))
             for change in case.changes.select_related("changed_by")[:CHANGES_SHOWN]
         ],
     }
     if can_change:
         context["accept_form"] = GoldenCaseAcceptForm(
-            initial={"expected_digest": previews.digest(case.expected), "actual_digest": previews.digest(result.actual)}
+            initial={"expected_digest": digest(case.expected), "actual_digest": digest(result.actual)}
         )
         context["rename_form"] = rename_form or GoldenCaseRenameForm(initial={"name": case.name}, case=case)
         context["tags_form"] = tags_form or GoldenCaseTagsForm(initial={"tags": ", ".join(case.tags or [])})
@@ -123,13 +134,13 @@ def golden_case_accept(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
         messages.error(request, _("Nothing was accepted: open the case again and compare before accepting."))
         return redirect("golden_case_detail", case.pk)
     try:
-        previews.accept_current_output(
+        accept_current_output(
             case.pk,
             user=request.user,
             seen_expected=form.cleaned_data["expected_digest"],
             seen_actual=form.cleaned_data["actual_digest"],
         )
-    except previews.CaseChanged as changed:
+    except CaseChanged as changed:
         if changed.reason == "expected":
             messages.error(request, _("Someone changed this case since you opened it; nothing was accepted."))
         else:
@@ -149,7 +160,7 @@ def golden_case_rename(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     if form.is_valid():
         old = case.name
         try:
-            previews.rename_case(case.pk, name=form.cleaned_data["name"], user=request.user)
+            rename_case(case.pk, name=form.cleaned_data["name"], user=request.user)
         except IntegrityError:  # taken by someone else since the form was checked
             form.add_error("name", _("A golden case with this name already exists."))
         else:
@@ -167,7 +178,7 @@ def golden_case_tags(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     form = GoldenCaseTagsForm(request.POST)
     if not form.is_valid():
         return _detail(request, case, tags_form=form)
-    previews.set_tags(case.pk, tags=form.cleaned_data["tags"], user=request.user)
+    set_tags(case.pk, tags=form.cleaned_data["tags"], user=request.user)
     messages.success(request, _("Saved the tags of “%(name)s”.") % {"name": case.name})
     return redirect("golden_case_detail", case.pk)
 
@@ -178,7 +189,7 @@ def golden_case_delete(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     """GET asks for confirmation; POST deletes (the change log keeps the case's input and output)."""
     case = get_object_or_404(GoldenCase, pk=case_id)
     if request.method == "POST":
-        name = previews.delete_case(case.pk, user=request.user)
+        name = delete_case(case.pk, user=request.user)
         messages.success(request, _("Deleted the golden case “%(name)s”.") % {"name": name})
         return redirect("golden_cases")
     return render(request, "preview/case_delete.html", {"case": case})

@@ -25,11 +25,15 @@ from django.utils.csp import CSP
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import access, files, inbox, items, roles
+from reviewapp import access, files, roles
 from reviewapp.answers.panel import answer_panel
 from reviewapp.api_auth import api_view
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
+from reviewapp.inbox.sorting import neighbours
+from reviewapp.items.describe import describe_item, document_kind, item_json, page_queryset
+from reviewapp.items.history import HISTORY_LIMIT
+from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
 from reviewapp.models import IndexedItem
 from reviewapp.views import raw
 
@@ -62,30 +66,26 @@ def _raw_downloads(request: HttpRequest, item_id: uuid.UUID) -> dict[str, str]:
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = _visible_item(request, items.page_queryset(), item_id)
+    item = _visible_item(request, page_queryset(), item_id)
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
     indexed = IndexedItem.objects.filter(pk=item.pk).first()
-    prev_item, next_item = inbox.neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
-    view = items.describe_item(item, full_conversation=_may(request, items.FULL_PERMISSION), user=request.user)
+    prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
+    view = describe_item(item, full_conversation=_may(request, FULL_PERMISSION), user=request.user)
     context: dict[str, Any] = {
         "item": item,
         "view": view,
         "header": view.header,
         "raw_downloads": _raw_downloads(request, item.pk),
         "document": item.document,
-        "document_kind": items.document_kind(item.document),
-        "history_limit": items.HISTORY_LIMIT,
-        "transcript_limit": items.TRANSCRIPT_LIMIT,
+        "document_kind": document_kind(item.document),
+        "history_limit": HISTORY_LIMIT,
+        "transcript_limit": TRANSCRIPT_LIMIT,
         "prev_item": prev_item,
         "next_item": next_item,
         # The list's filter and sort, carried on prev/next and "Back to list".
         "list_query": request.GET.urlencode(),
-        "can_answer": _may(request, roles.ANSWER),
-        "can_view_raw": _may(request, roles.VIEW_RAW),
-        "can_preview": _may(request, roles.PREVIEW),
-        "can_save_golden": _may(request, roles.SAVE_GOLDEN),
         # The answer form under the open question.
         "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode()),
     }
@@ -152,15 +152,15 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseB
 
 @api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
 def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> JsonResponse:
-    item = items.page_queryset().filter(pk=item_id).first()
+    item = page_queryset().filter(pk=item_id).first()
     if item is None or not access.can_see(request.user, item.company_id):
         # Another company's item answers exactly as a missing one.
         return JsonResponse({"error": "no such item"}, status=404)
     return JsonResponse(
-        items.item_json(
+        item_json(
             item,
             include_raw_context=_may(request, roles.VIEW_RAW),
-            full_conversation=_may(request, items.FULL_PERMISSION),
+            full_conversation=_may(request, FULL_PERMISSION),
             user=request.user,
         )
     )

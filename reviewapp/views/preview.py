@@ -26,15 +26,19 @@ from django_htmx.http import HttpResponseClientRedirect
 
 import clarifications
 from clarifications.cli import dump_line
-from reviewapp import access, previews, roles, states
+from reviewapp import access, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import GoldenCase
+from reviewapp.previews.gallery import EXAMPLES, find_example
+from reviewapp.previews.golden import save_golden_case
+from reviewapp.previews.parsing import MAX_FORM_BYTES, MAX_INPUT_BYTES, InvalidJson, JsonDict, parse_json
+from reviewapp.previews.rendering import Rendering, input_for_item, render_input
 from reviewapp.rendering_caps import capped_json
 
-# Indent every level, as the editor shows the JSON (``previews.pretty``).
+# Indent every level, as the editor shows the JSON (``pretty``).
 _EVERY_LEVEL: Final = 1_000_000_000
 
 
@@ -51,9 +55,7 @@ def _may(request: HtmxHttpRequest, permission: str) -> bool:
 
 
 def _too_large_message() -> str:
-    return _("The request is larger than the %(limit)s KiB the preview accepts.") % {
-        "limit": previews.MAX_INPUT_BYTES // 1024
-    }
+    return _("The request is larger than the %(limit)s KiB the preview accepts.") % {"limit": MAX_INPUT_BYTES // 1024}
 
 
 def _load_item(request: HtmxHttpRequest, item_id: Any) -> InboxItem:
@@ -83,11 +85,11 @@ def _unreadable_message(item: InboxItem) -> str:
             "reason": reason,
         }
     for column in ("channel_context", "extracted_data"):
-        text = capped_json(getattr(item, column), max_chars=previews.MAX_INPUT_BYTES, max_depth=_EVERY_LEVEL)
-        if text.truncated or len(text.text.encode("utf-8", "surrogatepass")) > previews.MAX_INPUT_BYTES:
+        text = capped_json(getattr(item, column), max_chars=MAX_INPUT_BYTES, max_depth=_EVERY_LEVEL)
+        if text.truncated or len(text.text.encode("utf-8", "surrogatepass")) > MAX_INPUT_BYTES:
             return _(
                 "Inbox item %(id)s cannot be loaded: its %(column)s is more than the %(limit)s KiB the preview accepts."
-            ) % {"id": item.pk, "column": column, "limit": previews.MAX_INPUT_BYTES // 1024}
+            ) % {"id": item.pk, "column": column, "limit": MAX_INPUT_BYTES // 1024}
     return ""
 
 
@@ -111,14 +113,14 @@ def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[d
         unreadable = _unreadable_message(item)
         if unreadable:
             return None, "", unreadable
-        return PreviewForm.data_for(previews.input_for_item(item)), _("inbox item %(id)s") % {"id": item.pk}, ""
+        return PreviewForm.data_for(input_for_item(item)), _("inbox item %(id)s") % {"id": item.pk}, ""
     if data.get("case"):
         case = get_object_or_404(GoldenCase, pk=data["case"])
         if not isinstance(case.input, dict) or "channel_context" not in case.input:
             raise Http404("This golden case has no channel_context to preview.")
         return PreviewForm.data_for(case.input), _("golden case “%(name)s”") % {"name": case.name}, ""
     if data.get("example"):
-        example = previews.example(data["example"])
+        example = find_example(data["example"])
         if example is not None:
             return PreviewForm.data_for(example.as_input()), _("example “%(title)s”") % {"title": example.title}, ""
     return None, "", ""
@@ -129,23 +131,23 @@ def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[d
 LAST_GOOD_MAX_BYTES: Final = 64 * 1024
 
 
-def _remembered(value: previews.JsonDict) -> str:
+def _remembered(value: JsonDict) -> str:
     """The input line the page carries as ``last_good``, or "" when it is too large to carry."""
     line = dump_line(value)
     return line.decode("utf-8") if len(line) <= LAST_GOOD_MAX_BYTES else ""
 
 
-def _stale_rendering(text: str) -> previews.Rendering | None:
+def _stale_rendering(text: str) -> Rendering | None:
     """The renderings of the last valid input the page carried, or None when there is no usable one."""
     if not text or len(text) > LAST_GOOD_MAX_BYTES:
         return None
     try:
-        value = previews.parse_json(text)
-    except previews.InvalidJson:
+        value = parse_json(text)
+    except InvalidJson:
         return None
     if not isinstance(value, dict) or "channel_context" not in value:
         return None
-    return previews.render_input(value)
+    return render_input(value)
 
 
 def _item_of(data: Any) -> uuid.UUID | None:
@@ -172,7 +174,7 @@ def _page(
     last_good = ""
     if form.is_bound and form.is_valid():
         value = form.case_input()
-        rendering = previews.render_input(value)
+        rendering = render_input(value)
         last_good = _remembered(value)
     elif form.is_bound and request.method == "POST":
         # While the JSON is invalid (half typed), the last good renderings
@@ -189,7 +191,7 @@ def _page(
         "stale_rendering": stale_rendering,
         "last_good": last_good,
         "source_item": source_item,
-        "examples": previews.EXAMPLES,
+        "examples": EXAMPLES,
         "selected_example": source.cleaned_data.get("example") if source and source.is_valid() else "",
         "source": source,
         "loaded_from": loaded_from,
@@ -208,7 +210,7 @@ def _page(
 def preview_page(request: HtmxHttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
-            if _content_length(request) > previews.MAX_FORM_BYTES:
+            if _content_length(request) > MAX_FORM_BYTES:
                 raise RequestDataTooBig
             form = PreviewForm(request.POST)
         except RequestDataTooBig:
@@ -226,7 +228,7 @@ def preview_page(request: HtmxHttpRequest) -> HttpResponse:
 def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
     """Save the previewed input (or an inbox item's, with ``item``) with its current outputs."""
     try:
-        if _content_length(request) > previews.MAX_FORM_BYTES:
+        if _content_length(request) > MAX_FORM_BYTES:
             raise RequestDataTooBig
         posted = request.POST
     except RequestDataTooBig:
@@ -241,7 +243,7 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
         if unreadable:
             return _page(request, PreviewForm(), load_error=unreadable)
         data = {
-            **PreviewForm.data_for(previews.input_for_item(item)),
+            **PreviewForm.data_for(input_for_item(item)),
             "name": posted.get("name", ""),
             "source_item": str(item.pk),
         }
@@ -250,7 +252,7 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
     if form.is_valid() and name_form.is_valid():
         try:
             with transaction.atomic():
-                case = previews.save_golden_case(
+                case = save_golden_case(
                     name=name_form.cleaned_data["name"],
                     value=form.case_input(),
                     user=request.user,
@@ -277,17 +279,17 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
 @api_view(methods=["POST"], permission=roles.PREVIEW)
 def api_preview(request: HtmxHttpRequest) -> HttpResponse:
     """Render one input line; the body answered is what ``python -m clarifications`` prints for it."""
-    if _content_length(request) > previews.MAX_INPUT_BYTES:
-        return json_error(413, _too_large_message(), limit_bytes=previews.MAX_INPUT_BYTES)
+    if _content_length(request) > MAX_INPUT_BYTES:
+        return json_error(413, _too_large_message(), limit_bytes=MAX_INPUT_BYTES)
     try:
         body = request.body
     except RequestDataTooBig:
-        return json_error(413, _too_large_message(), limit_bytes=previews.MAX_INPUT_BYTES)
-    if len(body) > previews.MAX_INPUT_BYTES:
-        return json_error(413, _too_large_message(), limit_bytes=previews.MAX_INPUT_BYTES)
+        return json_error(413, _too_large_message(), limit_bytes=MAX_INPUT_BYTES)
+    if len(body) > MAX_INPUT_BYTES:
+        return json_error(413, _too_large_message(), limit_bytes=MAX_INPUT_BYTES)
     try:
-        value = previews.parse_json(body)
-    except previews.InvalidJson as exc:
+        value = parse_json(body)
+    except InvalidJson as exc:
         return HttpResponse(dump_line(exc.as_json()), status=400, content_type="application/json")
     result = clarifications.render_case(value)
     # The command line prints a lone {"error": …} for an input of the wrong shape.

@@ -15,7 +15,7 @@ from reviewapp.api_auth import create_token
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.items.bookkeeping import PNG, accounted_event, app_event, book, make_document
-from tests.items.test_item_page import ASKED_AT, CRON
+from tests.items.page import ASKED_AT, CRON
 
 MOVED = {
     "channel": "whatsapp",

@@ -1,4 +1,4 @@
-"""Render caps on the item page and its API (issue 16, finding 3).
+"""Render caps on the item page and its API.
 
 A 300 KB stored row holding a 26 MB string once gave a 173 MB item page;
 20 KB of JSON nested 5 000 deep pretty-printed to 48 MB. Every stored text
@@ -21,8 +21,8 @@ from reviewapp import rendering_caps
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent, GoldenCase
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import accounted_event, app_event, make_document, make_message, resend_answer
-from tests.items.html import page_of
 
 MB = 1_000_000
 HUGE = 26_000_000

@@ -9,10 +9,11 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp.items import TRANSCRIPT_LIMIT, transcript
+from reviewapp.items import transcript
+from reviewapp.items.transcript import TRANSCRIPT_LIMIT
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import DEEP_JSON, make_message, make_phone_link, whatsapp_item
-from tests.items.html import page_of
 
 # The page's clock, so whether a body counts as purged does not depend on the day the tests run.
 NOW = dt.datetime(2026, 11, 30, 12, 0, tzinfo=dt.UTC)

@@ -20,7 +20,7 @@ import clarifications
 from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
 from tests.items.bookkeeping import make_document
-from tests.items.test_item_page import _received
+from tests.items.page import received
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -98,10 +98,10 @@ def test_j_and_k_walk_the_list_keeping_its_filter(page, company):
         "channel": "whatsapp",
         "pending_question": {"type": "context", "asked_at": "2026-08-01T09:00:00Z", "status": "open"},
     }
-    newer = _received(factories.make_item(company, channel_context=waiting), "2026-08-05T10:00:00Z")
-    _received(factories.make_item(company), "2026-08-04T10:00:00Z")
-    middle = _received(factories.make_item(company, channel_context=waiting), "2026-08-03T10:00:00Z")
-    older = _received(factories.make_item(company, channel_context=waiting), "2026-08-01T10:00:00Z")
+    newer = received(factories.make_item(company, channel_context=waiting), "2026-08-05T10:00:00Z")
+    received(factories.make_item(company), "2026-08-04T10:00:00Z")
+    middle = received(factories.make_item(company, channel_context=waiting), "2026-08-03T10:00:00Z")
+    older = received(factories.make_item(company, channel_context=waiting), "2026-08-01T10:00:00Z")
     query = "state=waiting_in_chat"
 
     page.goto(f"{reverse('item_detail', args=[middle.pk])}?{query}")

@@ -23,10 +23,10 @@ from django.urls import reverse
 
 import clarifications
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.items import describe_item
+from reviewapp.items.describe import describe_item
 from tests import factories
+from tests.html import Page, page_of
 from tests.items.bookkeeping import make_document
-from tests.items.html import Page, page_of
 
 GOLDEN = Path(__file__).resolve().parents[3] / "shared" / "golden" / "clarifications.jsonl"
 ID_NAMESPACE = uuid.UUID("6f1c1b0e-8a4e-4c55-9a53-3a3f4c0f9b21")
@@ -90,7 +90,7 @@ def test_the_page_shows_the_golden_agent_view_and_notes_exactly(case, company, s
 
 def _render_region(name: str, item: InboxItem) -> Page:
     request = RequestFactory().get("/")
-    context = {"item": item, "view": describe_item(item, events=[]), "can_preview": False}
+    context = {"item": item, "view": describe_item(item, events=[])}
     return Page(render_to_string(f"items/detail.html#{name}", context, request=request))
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 from reviewapp.bookkeeping.models import ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import (
     accounted_event,
     app_event,
@@ -19,7 +20,6 @@ from tests.items.bookkeeping import (
     make_phone_link,
     whatsapp_item,
 )
-from tests.items.html import page_of
 
 ASKED_AT = "2026-08-01T09:00:00Z"  # 11:00 in Stockholm (CEST)
 CRON = {"type": "cron", "id": "whatsapp-question-expiry"}

@@ -11,8 +11,8 @@ from django.urls import reverse
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import app_event, resend_answer
-from tests.items.html import page_of
 
 ASKED_AT = "2026-11-01T09:00:00.000Z"
 

@@ -11,8 +11,8 @@ from reviewapp import index
 from reviewapp.lookup import item_for_exact_id
 from reviewapp.models import IndexedItem
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import make_document, make_message, whatsapp_item
-from tests.items.html import page_of
 
 # --- item_for_exact_id -------------------------------------------------------------
 

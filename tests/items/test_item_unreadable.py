@@ -15,8 +15,8 @@ from django.urls import reverse
 from reviewapp import index
 from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
+from tests.html import page_of
 from tests.items.bookkeeping import DEEP_JSON, HUGE_NUMBER_JSON, PNG, at, make_document, poison_item
-from tests.items.html import page_of
 
 
 def url(item_id) -> str:  # type: ignore[no-untyped-def]

@@ -10,8 +10,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import previews
 from reviewapp.api_auth import create_token
+from reviewapp.previews.gallery import EXAMPLES
+from reviewapp.previews.golden import canonical
+from reviewapp.previews.parsing import MAX_INPUT_BYTES
 from tests.preview.conftest import cli_output, golden_records
 
 RECORDS = golden_records()
@@ -40,11 +42,11 @@ def test_every_golden_case_comes_back_as_expected(token_client, record):
     got = json.loads(response.content)
     for key, expected in record["expected"].items():
         # Canonical spelling: 1 and 1.0 and true are different answers.
-        assert previews.canonical(got[key]) == previews.canonical(expected), key
+        assert canonical(got[key]) == canonical(expected), key
 
 
 def test_the_body_is_byte_for_byte_what_the_command_line_prints(token_client):
-    examples = [example.as_input() for example in previews.EXAMPLES]
+    examples = [example.as_input() for example in EXAMPLES]
     inputs = [json.dumps(r["input"], ensure_ascii=False).encode() for r in RECORDS]
     inputs += [json.dumps(value, ensure_ascii=False).encode() for value in examples]
     inputs += [b"[]", b'{"item": {}}', b'{"channel_context": {"channel": "whatsapp"}, "item": 5}']
@@ -91,7 +93,7 @@ def test_json_nested_100_000_deep_is_a_quick_400(token_client):
 
 
 def test_a_body_over_256_kib_is_a_413_with_a_message(token_client):
-    body = json.dumps({"channel_context": {"user_note": "x" * previews.MAX_INPUT_BYTES}})
+    body = json.dumps({"channel_context": {"user_note": "x" * MAX_INPUT_BYTES}})
     response = _post(token_client, body)
     assert response.status_code == 413
     assert "256 KiB" in response.json()["error"]

@@ -11,12 +11,12 @@ from django.core.management import call_command
 from django.urls import reverse
 
 import clarifications.cli
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.golden import canonical
 from tests import factories
+from tests.html import text_of, texts
 from tests.items.bookkeeping import DEEP_JSON, poison_item
 from tests.preview.conftest import GOLDEN, golden_records
-from tests.preview.html import text_of, texts
 
 SAVE = "/preview/cases/new/"
 LIST = "/preview/cases/"
@@ -56,7 +56,7 @@ def test_qa_saves_the_previewed_input_with_what_it_renders_to_now(qa, qa_client)
     assert case.input == record["input"]
     assert case.created_by == qa
     for key, value in record["expected"].items():
-        assert previews.canonical(case.expected[key]) == previews.canonical(value)
+        assert canonical(case.expected[key]) == canonical(value)
     assert case.expected["problems"] == []
     page = qa_client.get(response["Location"]).content.decode()
     assert "Saved golden case “halvt svar”." in page

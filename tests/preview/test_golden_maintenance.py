@@ -12,11 +12,13 @@ from django.test import Client
 from django.urls import reverse
 
 import clarifications.cli
-from reviewapp import previews
 from reviewapp.models import GoldenCase, GoldenCaseChange
+from reviewapp.previews.golden import canonical, mark_words, save_golden_case
+from reviewapp.previews.maintenance import MAX_TAGS
+from reviewapp.previews.rendering import input_for_item
 from tests import factories
+from tests.html import form_of, text_of, texts
 from tests.preview.conftest import GOLDEN, golden_records
-from tests.preview.html import form_of, text_of, texts
 
 RECORDS = {r["name"]: r for r in golden_records()}
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -41,7 +43,7 @@ def outdated(name: str, **changes: Any) -> GoldenCase:
 
 
 def same_outputs(stored: dict[str, Any], expected: dict[str, Any]) -> bool:
-    return all(previews.canonical(stored[key]) == previews.canonical(value) for key, value in expected.items())
+    return all(canonical(stored[key]) == canonical(value) for key, value in expected.items())
 
 
 def accept_data(client, case) -> dict[str, str]:  # type: ignore[no-untyped-def]
@@ -122,7 +124,7 @@ def test_a_passing_case_offers_no_accept(qa_client, imported):
     ],
 )
 def test_mark_words_marks_only_the_words_that_differ(before, after, marked_before, marked_after):
-    assert previews.mark_words(before, after) == (marked_before, marked_after)
+    assert mark_words(before, after) == (marked_before, marked_after)
 
 
 def test_a_one_word_change_in_the_long_agent_paragraph_is_marked_inside_the_line(qa_client, imported):
@@ -212,7 +214,7 @@ def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
 
 def test_too_many_tags_are_refused_under_the_field(qa_client, imported):
     case = GoldenCase.objects.get(name="denial")
-    tags = ", ".join(f"t{n}" for n in range(previews.MAX_TAGS + 1))
+    tags = ", ".join(f"t{n}" for n in range(MAX_TAGS + 1))
 
     response = qa_client.post(reverse("golden_case_tags", args=[case.pk]), {"tags": tags})
 
@@ -330,7 +332,7 @@ def test_enter_in_the_case_name_saves_the_case(qa_client, imported):
 
     assert response.status_code == 302
     case = GoldenCase.objects.get(name="hel representation")
-    assert previews.canonical(case.input) == previews.canonical(RECORDS["full answer"]["input"])
+    assert canonical(case.input) == canonical(RECORDS["full answer"]["input"])
     assert same_outputs(case.expected, RECORDS["full answer"]["expected"])
 
 
@@ -368,7 +370,7 @@ def test_a_case_saved_from_the_item_page_keeps_a_link_to_it(qa_client, company):
 
 def test_a_case_from_an_item_deleted_since_names_it_without_a_link(qa_client, company):
     item = factories.make_item(company)
-    case = previews.save_golden_case(name="borta", value=previews.input_for_item(item), source_item_id=item.pk)
+    case = save_golden_case(name="borta", value=input_for_item(item), source_item_id=item.pk)
     type(item).objects.filter(pk=item.pk).delete()
 
     detail = qa_client.get(detail_url(case)).content.decode()

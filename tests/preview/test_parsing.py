@@ -6,14 +6,14 @@ import time
 
 import pytest
 
-from reviewapp import previews
+from reviewapp.previews.parsing import MAX_DEPTH, MAX_INPUT_BYTES, InvalidJson, parse_json
 
 
 def test_a_syntax_error_names_its_line_and_column():
     text = '{\n  "channel": "whatsapp",\n  "user_note": "x",,\n  "caption": "y"\n}'
     bad_line = text.splitlines()[2]
-    with pytest.raises(previews.InvalidJson) as caught:
-        previews.parse_json(text)
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
     assert caught.value.line == 3
     # The second comma of ",," is where a property name was wanted (1-based).
     assert caught.value.column == bad_line.index(",,") + 2
@@ -22,8 +22,8 @@ def test_a_syntax_error_names_its_line_and_column():
 
 def test_the_excerpt_puts_a_caret_under_the_column():
     text = "[1, 2,\n 3 4]"
-    with pytest.raises(previews.InvalidJson) as caught:
-        previews.parse_json(text)
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
     shown, caret = caught.value.excerpt.splitlines()
     assert shown == " 3 4]"
     assert caret.index("^") == shown.index("4")
@@ -32,36 +32,36 @@ def test_the_excerpt_puts_a_caret_under_the_column():
 def test_a_100_000_deep_array_is_refused_quickly_without_a_recursion_error():
     text = "[" * 100_000
     start = time.perf_counter()
-    with pytest.raises(previews.InvalidJson) as caught:
-        previews.parse_json(text)
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
     assert time.perf_counter() - start < 0.5
     assert caught.value.line == 1
-    assert caught.value.column == previews.MAX_DEPTH + 1
+    assert caught.value.column == MAX_DEPTH + 1
     assert "nested deeper than 64 levels" in caught.value.message
 
 
 def test_nesting_is_allowed_up_to_the_limit_and_refused_one_past_it():
-    assert previews.parse_json("[" * 64 + "]" * 64) is not None
-    with pytest.raises(previews.InvalidJson, match="nested deeper"):
-        previews.parse_json("{" + '"a":' * 0 + "[" * 64 + "]" * 64 + "}")
+    assert parse_json("[" * 64 + "]" * 64) is not None
+    with pytest.raises(InvalidJson, match="nested deeper"):
+        parse_json("{" + '"a":' * 0 + "[" * 64 + "]" * 64 + "}")
 
 
 def test_brackets_inside_strings_do_not_count_as_nesting():
     text = '{"user_note": "' + "[{" * 500 + '\\"[[[' + '"}'
-    assert previews.parse_json(text)["user_note"].startswith("[{[{")
+    assert parse_json(text)["user_note"].startswith("[{[{")
 
 
 def test_nan_is_refused_like_json_parse_refuses_it():
-    with pytest.raises(previews.InvalidJson, match="NaN"):
-        previews.parse_json('{"totals": {"total": NaN}}')
+    with pytest.raises(InvalidJson, match="NaN"):
+        parse_json('{"totals": {"total": NaN}}')
 
 
 def test_text_over_the_size_limit_is_refused_before_parsing():
-    text = '"' + "x" * previews.MAX_INPUT_BYTES + '"'
-    with pytest.raises(previews.InvalidJson, match="KiB"):
-        previews.parse_json(text)
+    text = '"' + "x" * MAX_INPUT_BYTES + '"'
+    with pytest.raises(InvalidJson, match="KiB"):
+        parse_json(text)
 
 
 def test_empty_text_is_an_error_not_a_null():
-    with pytest.raises(previews.InvalidJson, match="empty"):
-        previews.parse_json("  \n ")
+    with pytest.raises(InvalidJson, match="empty"):
+        parse_json("  \n ")

@@ -12,12 +12,15 @@ from django.test import Client
 from django.urls import reverse
 
 import clarifications
-from reviewapp import previews, states
+from reviewapp import states
 from reviewapp.forms.preview import PreviewForm
+from reviewapp.previews.gallery import EXAMPLES, find_example
+from reviewapp.previews.golden import canonical
+from reviewapp.previews.parsing import MAX_INPUT_BYTES
 from tests import factories
+from tests.html import text_of, texts
 from tests.items.bookkeeping import DEEP_JSON, HUGE_NUMBER_JSON, make_document, poison_item
 from tests.preview.conftest import cli_output, golden_records
-from tests.preview.html import text_of, texts
 
 URL = "/preview/"
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -52,7 +55,7 @@ def test_the_htmx_fragment_renders_every_golden_case_exactly(qa_client, record):
         assert texts(html, id="notes-text") == []
     else:
         assert text_of(html, "notes-text") == expected["notes"]
-    assert previews.canonical(json.loads(text_of(html, "summary-text"))) == previews.canonical(expected["summary"])
+    assert canonical(json.loads(text_of(html, "summary-text"))) == canonical(expected["summary"])
 
 
 def test_the_fragment_matches_the_command_line_on_a_minus_zero_amount(qa_client):
@@ -138,7 +141,7 @@ def test_deep_nesting_in_the_form_is_refused_quickly(qa_client):
 
 
 def test_a_field_over_256_kib_is_refused_with_a_message(qa_client):
-    note = "x" * previews.MAX_INPUT_BYTES
+    note = "x" * MAX_INPUT_BYTES
     data = {"channel_context": json.dumps({"user_note": note}), "document_id": "", "extracted_data": ""}
     response = qa_client.post(URL, data, **HTMX)
     assert response.status_code == 200
@@ -191,11 +194,11 @@ def test_other_methods_are_405(qa_client):
 
 def test_the_gallery_links_every_example_with_a_plain_link(qa_client):
     html = qa_client.get(URL).content.decode()
-    for example in previews.EXAMPLES:
+    for example in EXAMPLES:
         assert f'href="/preview/?example={example.slug}"' in html
 
 
-@pytest.mark.parametrize("example", previews.EXAMPLES, ids=[e.slug for e in previews.EXAMPLES])
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.slug for e in EXAMPLES])
 def test_an_example_link_fills_the_form_and_renders_it(qa_client, example):
     response = qa_client.get(URL, {"example": example.slug})
     assert response.status_code == 200
@@ -209,13 +212,13 @@ def test_an_example_link_fills_the_form_and_renders_it(qa_client, example):
 
 
 def _states(slug: str) -> frozenset[str]:
-    example = previews.example(slug)
+    example = find_example(slug)
     assert example is not None
     return states.states_of(clarifications.analyse(example.channel_context))
 
 
 def _question(slug: str) -> tuple[str, str] | None:
-    example = previews.example(slug)
+    example = find_example(slug)
     assert example is not None
     summary = clarifications.analyse(example.channel_context).summary
     question = summary.open_question if summary else None
@@ -229,10 +232,10 @@ def test_the_gallery_covers_every_state_the_issue_names():
     assert states.MALFORMED in _states("malformed")
     assert _states("empty") == {states.NO_ANSWERS}
     assert _states("caption-only") == {states.NO_ANSWERS}
-    assert "caption" in previews.example("caption-only").channel_context  # type: ignore[union-attr]
+    assert "caption" in find_example("caption-only").channel_context  # type: ignore[union-attr]
     for question_type in states.QUESTION_TYPES:
         assert _question(f"moved-{question_type}") == (question_type, "moved_to_app")
-    note = previews.example("markdown-injection").channel_context["user_note"]  # type: ignore[union-attr]
+    note = find_example("markdown-injection").channel_context["user_note"]  # type: ignore[union-attr]
     assert "\n#" in note
 
 

@@ -1,4 +1,4 @@
-"""The admin hides the raw JSON from whoever the app hides it from (issue 16, finding 4).
+"""The admin hides the raw JSON from whoever the app hides it from.
 
 The app and its API show the raw ``channel_context`` only to holders of
 ``reviewapp.view_raw_context`` (Support, QA). A Bookkeeper made staff, with

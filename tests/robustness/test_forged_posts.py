@@ -12,7 +12,7 @@ from django.urls import reverse
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent, GoldenCase
 from tests import factories
-from tests.answers.test_answer_views import representation_post
+from tests.answers.conftest import representation_post
 from tests.robustness.conftest import lenient, moved, snapshot
 
 

@@ -1,4 +1,4 @@
-"""Render caps (issue 16, finding 3): no stored value makes a page or an answer unbounded.
+"""Render caps: no stored value makes a page or an answer unbounded.
 
 A 300 KB row holding a 26 MB string gave a 173 MB item page; 20 KB of JSON
 nested 5 000 deep pretty-printed to 48 MB. ``reviewapp.rendering_caps`` cuts
@@ -251,16 +251,6 @@ def test_the_raw_context_of_json_nested_5000_deep_is_indented_to_a_fixed_depth_o
     assert " " * (2 * rendering_caps.JSON_INDENT_DEPTH + 2) + '"a"' not in page.content.decode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "The answer panel (engineer C: reviewapp/answers/panel.py preview_of, templates/items/_answer_panel.html "
-        "#preview-agent-now/#preview-agent-after) prints the agent view before/after uncapped: 1 000 participants "
-        "of 6 000 characters make a 7 MB page (10 000 make 61 MB in 25 s). Fix: cap both with "
-        "capped_text(..., max_chars=AGENT_VIEW_MAX_CHARS) and each prefilled name/company with "
-        "PERSON_TEXT_MAX_CHARS (above the 200-character answer limit, so the form still says it is too long)."
-    ),
-)
 def test_the_item_page_of_1_000_long_named_participants_stays_under_the_bound(bookkeeper, support) -> None:  # type: ignore[no-untyped-def]
     people = [{"name": f"{i} " + "N" * 3_000, "company": "C" * 3_000} for i in range(1_000)]
     item = factories.make_item(

@@ -1,0 +1,142 @@
+"""The item page's "What the human said", its problems list and the raw channel_context."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import factories
+from tests.html import page_of
+from tests.items.page import url
+
+# --- What the human said ---------------------------------------------------------
+
+
+def test_the_human_said_section_shows_the_denial_with_the_raw_answer_and_time(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "representation": {
+                "participants": [],
+                "purpose": None,
+                "raw_answer": "nej, bara jag",
+                "answered_at": "2026-08-01T10:00:00Z",
+                "denied": True,
+            },
+        },
+    )
+
+    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+
+    assert "Not representation: nej, bara jag (answered 2026-08-01 12:00)" in said
+
+
+def test_the_human_said_section_shows_participants_purpose_and_date(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "representation": {
+                "participants": [{"name": "Anna Berg", "company": "Volvo Cars"}, {"name": "Jakob W", "company": None}],
+                "purpose": "Kundmöte om ramavtal",
+                "event_date": "2026-07-29",
+                "raw_answer": "Anna Berg från Volvo och Jakob, ramavtal",
+            },
+        },
+    )
+
+    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+
+    assert "Anna Berg (Volvo Cars)" in said
+    assert "Jakob W" in said
+    assert "Kundmöte om ramavtal" in said
+    assert "2026-07-29" in said
+    assert "Anna Berg från Volvo och Jakob, ramavtal" in said
+
+
+def test_the_note_is_shown_beside_the_persons_own_words(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "user_note": "Skrivarbläck",
+            "context_answer": {"raw_answer": "bläck till skrivaren typ", "answered_at": "2026-08-02T08:00:00Z"},
+        },
+    )
+
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    said = " ".join(page.text("human-said").split())
+    assert "Note Skrivarbläck" in said
+    assert "Their own words bläck till skrivaren typ answered 2026-08-02 10:00" in said
+
+
+def test_the_caption_is_marked_as_never_shown_to_the_agent(bookkeeper_client, company):
+    ctx = {"channel": "whatsapp", "user_note": "lunch", "caption": "bild"}
+    item = factories.make_item(company, channel_context=ctx)
+
+    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+
+    assert "Photo caption never shown to the agent bild" in said
+
+
+# --- Problems and raw context ---------------------------------------------------
+
+
+def test_a_malformed_record_lists_its_problems_and_still_shows_the_rest(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={"channel": "whatsapp", "user_note": 12345, "representation": {"purpose": "Kundmöte"}},
+    )
+
+    response = bookkeeper_client.get(url(item))
+
+    assert response.status_code == 200
+    page = page_of(response)
+    problems = page.text("problems")
+    assert "user_note" in problems
+    assert "syfte (uppgivet av användaren): Kundmöte" in page.text("agent-view-text")
+
+
+def test_a_record_that_is_not_an_object_lists_a_problem(bookkeeper_client, company):
+    item = factories.make_item(company, channel_context=[1, 2, 3])
+
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    assert page.text("problems").strip()
+    assert page.text("agent-view-text").startswith("  • invoice_inbox: ")
+
+
+def test_a_malformed_record_does_not_claim_nobody_answered(bookkeeper_client, company):
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": 12345})
+
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    for region in ("notes-empty", "agent-view", "human-said"):
+        assert "nobody has answered" not in page.text(region)
+        assert "wrong shape" in page.text(region)
+
+
+def test_a_well_formed_record_has_no_problems_section(bookkeeper_client, company):
+    item = factories.make_item(company)
+
+    assert not page_of(bookkeeper_client.get(url(item))).has("problems")
+
+
+@pytest.mark.parametrize("client_fixture", ["support_client", "qa_client"])
+def test_support_and_qa_see_the_raw_channel_context_pretty_printed(request, client_fixture, company):
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": "hej"})
+
+    page = page_of(request.getfixturevalue(client_fixture).get(url(item)))
+
+    assert '{\n  "channel": "whatsapp",\n  "user_note": "hej"\n}' in page.text("raw-context")
+    assert page.tags("details")
+
+
+def test_bookkeepers_do_not_see_the_raw_channel_context(bookkeeper_client, company):
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": "hej"})
+
+    response = bookkeeper_client.get(url(item))
+
+    assert not page_of(response).has("raw-context")
+    assert '"user_note"' not in response.content.decode()

@@ -1,0 +1,104 @@
+"""The item page's open question: who owns it, since when, and the answer panel under it."""
+
+from __future__ import annotations
+
+from reviewapp.models import ClarificationEvent
+from tests import factories
+from tests.html import page_of
+from tests.items.bookkeeping import (
+    accounted_event,
+)
+from tests.items.page import ASKED_AT, CRON, url
+
+# --- The open question ----------------------------------------------------------
+
+
+def test_an_open_question_is_owned_by_the_chat_until_48_hours_after_it_was_asked(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "open"},
+        },
+    )
+
+    page = page_of(bookkeeper_client.get(url(item)))
+
+    panel = " ".join(page.text("open-question").split())
+    assert "What the purchase was for" in panel
+    assert "Asked in WhatsApp at 2026-08-01 11:00; the chat keeps it until 2026-08-03 11:00." in panel
+
+
+def test_a_moved_question_says_when_the_chat_gave_up_from_the_expiry_event(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "pending_question": {"type": "representation", "asked_at": ASKED_AT, "status": "moved_to_app"},
+        },
+    )
+    accounted_event(item, ClarificationEvent.ASKED, ASKED_AT)
+    # accounted's expiry cron ran a little late: its own record wins over asked_at + 48 h.
+    accounted_event(item, ClarificationEvent.EXPIRED, "2026-08-03T09:30:00Z", actor=CRON)
+
+    panel = " ".join(page_of(bookkeeper_client.get(url(item))).text("open-question").split())
+
+    assert "Who attended and why (representation)" in panel
+    assert "The chat (WhatsApp) gave up at 2026-08-03 11:30; the app owns it." in panel
+
+
+def test_a_moved_question_without_an_expiry_event_gave_up_48_hours_after_asking(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "pending_question": {"type": "resend", "asked_at": "2026-12-01T09:00:00Z", "status": "moved_to_app"},
+        },
+    )
+
+    panel = " ".join(page_of(bookkeeper_client.get(url(item))).text("open-question").split())
+
+    assert "A sharper photo of the receipt" in panel
+    # Winter time: UTC+1.
+    assert "gave up at 2026-12-03 10:00; the app owns it." in panel
+
+
+def test_the_open_question_panel_names_the_prompt_line(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "moved_to_app"},
+        },
+    )
+
+    panel = page_of(bookkeeper_client.get(url(item))).text("open-question")
+
+    assert "OBESVARAD FRÅGA: vad köpet avsåg." in panel
+
+
+def test_an_answered_question_leaves_no_open_question(bookkeeper_client, company):
+    item = factories.make_item(
+        company,
+        channel_context={
+            "channel": "whatsapp",
+            "user_note": "kontorsmaterial",
+            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "answered"},
+        },
+    )
+
+    panel = page_of(bookkeeper_client.get(url(item))).text("open-question")
+
+    assert "No open question." in panel
+
+
+def test_the_answer_panel_slot_follows_the_open_question(bookkeeper_client, company):
+    # templates/items/_answer_panel.html sits right under the open question
+    # and reads the permission from Django's ``perms``.
+    item = factories.make_item(company)
+
+    response = bookkeeper_client.get(url(item))
+
+    assert "items/_answer_panel.html" in [t.name for t in response.templates]
+    assert response.context["perms"]["reviewapp"]["answer_question"] is True
+    assert response.context["view"].open_question is None
