@@ -25,7 +25,7 @@ then for each size in turn (the second adds to the first):
 - with ``--profile``, cProfile over RENDERS renders (50 unless given) of the
   list page, the item page and the preview page: the top 25 functions by
   cumulative time, and the share of the time spent in Django template
-  rendering (issue 18).
+  rendering (per-row template work once cost more than the page's queries).
 
 Both databases (and the receipt files, under the temporary directory's
 ``bench_list_media``) are removed at the end unless ``--keep``; ``--reuse``
@@ -219,8 +219,9 @@ def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, 
     from django.db import connections, reset_queries
     from django.test.utils import CaptureQueriesContext, override_settings
 
-    from reviewapp import inbox
     from reviewapp.bookkeeping.models import InboxItem
+    from reviewapp.inbox.counts import facet_counts
+    from reviewapp.inbox.query import ListQuery
     from reviewapp.models import IndexedItem
 
     seeded, polled = _seed_to(size)
@@ -257,9 +258,9 @@ def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, 
                 everywhere = template in EXPLAINED_EVERYWHERE
                 for alias in ("default", "bookkeeping") if everywhere else ("default",):
                     plans += _plans(label, path, alias, captured[alias], everywhere)
-        counts = _time(lambda: inbox.facet_counts(inbox.ListQuery()), repeat)
+        counts = _time(lambda: facet_counts(ListQuery()), repeat)
         results["facet counts, unfiltered"] = (statistics.median(counts), _p90(counts), 1, 0)
-        counts = _time(lambda: inbox.facet_counts(inbox.ListQuery(states=("needs_answer",))), repeat)
+        counts = _time(lambda: facet_counts(ListQuery(states=("needs_answer",))), repeat)
         results["facet counts, needs answer"] = (statistics.median(counts), _p90(counts), 1, 0)
         print("| request | median ms | p90 ms | SQL review | SQL bookkeeping |")
         print("|---|---:|---:|---:|---:|")

@@ -124,13 +124,13 @@ FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
 # (reviewapp/routers.py). Both URLs in production; neither on a laptop or in
 # the tests, where a private embedded PostgreSQL serves both
 # (reviewapp/embedded_pg.py).
-_DB_OPTIONS = {"conn_max_age": envint("CONN_MAX_AGE", 60), "conn_health_checks": True}
+_CONN_MAX_AGE = envint("CONN_MAX_AGE", 60)
 _REVIEW_URL = os.environ.get("DATABASE_URL", "")
 _BOOKKEEPING_URL = os.environ.get("BOOKKEEPING_DATABASE_URL", "")
 if _REVIEW_URL and _BOOKKEEPING_URL:
     DATABASES = {
-        "default": dj_database_url.parse(_REVIEW_URL, **_DB_OPTIONS),
-        "bookkeeping": dj_database_url.parse(_BOOKKEEPING_URL, **_DB_OPTIONS),
+        "default": dj_database_url.parse(_REVIEW_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True),
+        "bookkeeping": dj_database_url.parse(_BOOKKEEPING_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True),
     }
 elif _REVIEW_URL or _BOOKKEEPING_URL:
     raise ImproperlyConfigured(
@@ -140,12 +140,21 @@ elif _REVIEW_URL or _BOOKKEEPING_URL:
 elif DEBUG or envbool("EMBEDDED_POSTGRES", False):
     from reviewapp import embedded_pg
 
-    _embedded = {"ENGINE": "django.db.backends.postgresql", **embedded_pg.connection_settings()}
+    _server = embedded_pg.connection_settings()
     embedded_pg.ensure_database("review")
     embedded_pg.ensure_database("bookkeeping")
     DATABASES = {
-        "default": {**_embedded, "NAME": "review", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},
-        "bookkeeping": {**_embedded, "NAME": "bookkeeping", "CONN_MAX_AGE": 60, "CONN_HEALTH_CHECKS": True},
+        alias: {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": alias if alias == "bookkeeping" else "review",
+            "HOST": _server["HOST"],
+            "PORT": _server["PORT"],
+            "USER": _server["USER"],
+            "PASSWORD": _server["PASSWORD"],
+            "CONN_MAX_AGE": _CONN_MAX_AGE,
+            "CONN_HEALTH_CHECKS": True,
+        }
+        for alias in ("default", "bookkeeping")
     }
 else:
     raise ImproperlyConfigured(

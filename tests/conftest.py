@@ -103,6 +103,16 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
             continue
         kwargs = dict(marker.kwargs) if marker is not None else {}
         kwargs.setdefault("databases", "__all__")
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if kwargs.get("transaction") or {"transactional_db", "live_server"} & fixtures:
+            # A transactional test's flush empties the role groups, content
+            # types and permissions. Either every transactional test restores
+            # them by serialized rollback or none may: a flush that re-creates
+            # them (post_migrate) collides with the next test's restore, and a
+            # restoring test's flush (post_migrate inhibited) leaves the next
+            # one without them. So all of them do.
+            kwargs["transaction"] = True
+            kwargs["serialized_rollback"] = True
         item.add_marker(pytest.mark.django_db(*(marker.args if marker else ()), **kwargs), append=False)
 
 

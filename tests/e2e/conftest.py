@@ -15,10 +15,22 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Request, Response, sync_playwright
+from django.contrib.auth.models import Permission, User
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Error,
+    Page,
+    Request,
+    Response,
+    sync_playwright,
+)
 
+from reviewapp import access, roles
 from tests import factories
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")
@@ -153,40 +165,63 @@ def problems() -> BrowserProblems:
 
 
 @pytest.fixture
-def page(  # type: ignore[no-untyped-def]
+def new_page(  # type: ignore[no-untyped-def]
     browser: Browser,
     live_server,
     django_db_serialized_rollback: None,
     problems: BrowserProblems,
     request: pytest.FixtureRequest,
-) -> Iterator[Page]:
-    """A fresh browser context (new profile: no cookies, no storage) on the live server."""
-    context = browser.new_context(
-        base_url=live_server.url,
-        # The bookkeepers' language; the app picks it from Accept-Language.
-        locale="sv-SE",
-        timezone_id="Europe/Stockholm",
-        viewport={"width": 1280, "height": 900},
-    )
-    context.set_default_timeout(TIMEOUT_MS)
-    context.set_default_navigation_timeout(TIMEOUT_MS)
-    context.add_init_script(_CSP_REPORTER)
-    tab = context.new_page()
-    problems.watch(tab)
+) -> Iterator[Callable[..., Page]]:
+    """``new_page(width=..., height=...)``: a tab in a fresh browser context (new profile: no cookies, no storage).
+
+    Each call is another person at another browser; all of them are watched
+    for problems, and each leaves its screenshot (``<test>.png``, then
+    ``<test>-2.png``...).
+    """
+    contexts: list[tuple[BrowserContext, Page]] = []
+
+    def _new_page(*, width: int = 1280, height: int = 900) -> Page:
+        context = browser.new_context(
+            base_url=live_server.url,
+            # The bookkeepers' language; the app picks it from Accept-Language.
+            locale="sv-SE",
+            timezone_id="Europe/Stockholm",
+            viewport={"width": width, "height": height},
+        )
+        context.set_default_timeout(TIMEOUT_MS)
+        context.set_default_navigation_timeout(TIMEOUT_MS)
+        context.add_init_script(_CSP_REPORTER)
+        tab = context.new_page()
+        problems.watch(tab)
+        contexts.append((context, tab))
+        return tab
+
     try:
-        yield tab
+        yield _new_page
     finally:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        try:
-            tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
-        finally:
-            context.close()
+        for n, (context, tab) in enumerate(contexts, start=1):
+            suffix = "" if n == 1 else f"-{n}"
+            try:
+                tab.screenshot(path=str(ARTIFACTS / f"{request.node.name}{suffix}.png"), full_page=True)
+            finally:
+                context.close()
     assert not problems.found, "The browser reported problems:\n" + "\n".join(problems.found)
 
 
 @pytest.fixture
-def make_user(django_db_serialized_rollback: None, transactional_db: None) -> Callable[..., object]:
+def page(new_page: Callable[..., Page]) -> Page:
+    """One tab on the live server, 1280 × 900."""
+    return new_page()
+
+
+@pytest.fixture
+def make_user(django_db_serialized_rollback: None, transactional_db: None) -> Callable[..., User]:
     """``make_user(role, username=...)``: a user who logs in with ``factories.PASSWORD``.
+
+    A bookkeeper is firm-wide (may see every company), like the tests'
+    ``bookkeeper`` fixture; support and QA see every company through their
+    role. (tests/access covers bookkeepers restricted to some companies.)
 
     live_server needs transactional tests, whose flush would also empty what
     the migrations wrote (the role groups). Serialized rollback puts that back
@@ -194,7 +229,15 @@ def make_user(django_db_serialized_rollback: None, transactional_db: None) -> Ca
     tests that use it (a flush that re-creates content types would collide
     with their restore).
     """
-    return factories.make_user
+
+    def _make_user(role: str | None = None, **extra: Any) -> User:
+        user = factories.make_user(role, **extra)
+        if role == roles.BOOKKEEPER:
+            app_label, codename = access.ALL_COMPANIES.split(".")
+            user.user_permissions.add(Permission.objects.get(codename=codename, content_type__app_label=app_label))
+        return user
+
+    return _make_user
 
 
 @pytest.fixture

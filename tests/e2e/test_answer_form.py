@@ -9,14 +9,18 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
+from django.core.files.storage import storages
 from django.urls import reverse
 from PIL import Image
 from playwright.sync_api import Page, expect
 
 from reviewapp import roles
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data
 
@@ -28,11 +32,11 @@ def _open(page: Page, item: InboxItem) -> None:
     expect(page.locator("#answer-form")).to_be_visible()
 
 
-def test_a_removed_row_leaves_the_preview_and_the_answer(page: Page, make_user: Callable[..., object], log_in) -> None:  # type: ignore[no-untyped-def]
+def test_a_removed_row_leaves_the_preview_and_the_answer(
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
-    item = data.item(
-        factories.make_company(), "Restaurang Tegel", data.moved_question("representation", asked_hours_ago=60)
-    )
+    item = data.waiting_item(factories.make_company(), "Restaurang Tegel", "representation", moved_hours_ago=12)
     log_in(page, "bea")
     _open(page, item)
 
@@ -61,10 +65,10 @@ def test_a_removed_row_leaves_the_preview_and_the_answer(page: Page, make_user: 
 
 
 def test_an_error_after_saving_is_under_its_field_and_has_the_focus(
-    page: Page, make_user: Callable[..., object], log_in
-) -> None:  # type: ignore[no-untyped-def]
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
-    item = data.item(factories.make_company(), "Taxi", data.moved_question("representation", asked_hours_ago=60))
+    item = data.waiting_item(factories.make_company(), "Taxi", "representation", moved_hours_ago=12)
     log_in(page, "bea")
     _open(page, item)
 
@@ -79,14 +83,15 @@ def test_an_error_after_saving_is_under_its_field_and_has_the_focus(
     expect(purpose).to_have_attribute("aria-describedby", re.compile(r"\bid_purpose_error\b"))
     expect(page.locator('input[name="participants-0-name"]')).to_have_value("Anna Berg")
     expect(page.locator('input[name="event_date"]')).to_have_value("2026-07-29")
-    assert not ClarificationEvent.objects.filter(item=item).exists()
+    assert not ClarificationEvent.objects.filter(item_id=item.pk).exists()
+    assert data.pending_status(item) == "moved_to_app"
 
 
 def test_a_sharper_photo_uploaded_in_the_browser_becomes_a_new_item(
-    page: Page, make_user: Callable[..., object], log_in, tmp_path
-) -> None:  # type: ignore[no-untyped-def]
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None], tmp_path: Path
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
-    item = data.item(factories.make_company(), "ICA", data.moved_question("resend", asked_hours_ago=60))
+    item = data.waiting_item(factories.make_company(), "ICA", "resend", moved_hours_ago=12)
     photo = tmp_path / "skarpare.jpg"
     buffer = io.BytesIO()
     Image.new("RGB", (40, 30), "white").save(buffer, format="JPEG")
@@ -99,9 +104,12 @@ def test_a_sharper_photo_uploaded_in_the_browser_becomes_a_new_item(
     page.locator("[data-answer-save]").click()
     expect(page.locator(".messages .message-success")).to_be_visible()
 
-    new = InboxItem.objects.exclude(pk=item.pk).get()
-    assert new.source == "app"
-    with new.document_file.open("rb") as handle:
+    # A new item of the same company holds the uploaded file, as accounted's own upload makes one.
+    new = InboxItem.objects.select_related("document").exclude(pk=item.pk).get()
+    assert (new.company_id, new.user_id, new.source) == (item.company_id, item.user_id, "upload")
+    assert new.document is not None
+    with storages["documents"].open(new.document.storage_path, "rb") as handle:
         assert handle.read() == photo.read_bytes()
     item.refresh_from_db()
     assert item.channel_context["quality"]["superseded"] is True
+    assert item.channel_context["pending_question"]["status"] == "answered"

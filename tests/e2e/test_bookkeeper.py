@@ -6,11 +6,13 @@ import re
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
-from reviewapp.models import ClarificationEvent, InboxItem
+from reviewapp import intake, roles
+from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data
 from tests.e2e.data import eventually, shown_item_ids
@@ -20,47 +22,30 @@ def _item_url(item: InboxItem) -> re.Pattern[str]:
     return re.compile(re.escape(reverse("item_detail", args=[item.pk])))
 
 
-def _pending_status(item: InboxItem) -> str:
-    item.refresh_from_db()
-    return item.channel_context["pending_question"]["status"]
-
-
 @pytest.mark.e2e
 def test_bookkeeper_answers_the_oldest_question_and_moves_on(
-    page: Page, make_user: Callable[..., object], log_in
-) -> None:  # type: ignore[no-untyped-def]
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Tegelbruket AB")
-    # The queue, oldest question first: oldest (representation), then middle (context), then newest.
-    oldest = data.item(
-        company, "Restaurang Tegel", data.moved_question("representation", asked_hours_ago=200), received_hours_ago=205
+    # The queue, longest waiting in the app first: oldest (representation), then middle (context), then newest.
+    # Received in another order, so a list by receipt date would disagree.
+    oldest = data.waiting_item(
+        company, "Restaurang Tegel", "representation", moved_hours_ago=150, received_hours_ago=199
     )
-    middle = data.item(
-        company, "Taxi Stockholm", data.moved_question("context", asked_hours_ago=100), received_hours_ago=101
-    )
-    newest = data.item(
-        company, "Pizzeria Roma", data.moved_question("representation", asked_hours_ago=60), received_hours_ago=62
-    )
+    middle = data.waiting_item(company, "Taxi Stockholm", "context", moved_hours_ago=52, received_hours_ago=300)
+    newest = data.waiting_item(company, "Pizzeria Roma", "representation", moved_hours_ago=12, received_hours_ago=61)
     # Not in the queue: answered already, and still waiting in WhatsApp.
     data.item(company, "Operakällaren", data.full_answer(["Lena Sjö"], "Kundmiddag"), received_hours_ago=30)
-    data.item(
-        company,
-        "Max",
-        {
-            "channel": "whatsapp",
-            "pending_question": {"type": "context", "asked_at": data.iso_hours_ago(2), "status": "open"},
-        },
-    )
+    data.chat_item(company, "Max", "context", asked_hours_ago=2)
 
+    # A bookkeeper lands on the queue: the facet ticked, the queue's order, nothing to click.
     log_in(page, "bea")
-
-    # The queue from the facet, in the bookkeeper's order.
-    page.locator("#facet-needs_answer").check()
-    expect(page).to_have_url(re.compile(r"[?&]state=needs_answer(&|$)"))
-    page.locator("#id_sort").select_option("question_age")
-    expect(page).to_have_url(re.compile(r"[?&]sort=question_age(&|$)"))
+    expect(page.locator("#facet-needs_answer")).to_be_checked()
+    expect(page.locator("#id_sort")).to_have_value("queue")
     queue = [str(oldest.pk), str(middle.pk), str(newest.pk)]
-    eventually(lambda: shown_item_ids(page), queue, what="the needs-answer queue, oldest question first")
+    eventually(lambda: shown_item_ids(page), queue, what="the queue, longest waiting in the app first")
+    expect(page.locator(".queue-left")).to_contain_text("3")
 
     page.locator("tr.inbox-row a.row-link").first.click()
     expect(page).to_have_url(_item_url(oldest))
@@ -80,7 +65,7 @@ def test_bookkeeper_answers_the_oldest_question_and_moves_on(
     expect(after).to_contain_text("Anna Berg")
     expect(after).to_contain_text("Erik Ek")
     expect(after).to_contain_text("Avtalsförhandling")
-    assert _pending_status(oldest) == "moved_to_app"
+    assert data.pending_status(oldest) == "moved_to_app"
 
     purpose.press("Control+Enter")
 
@@ -93,8 +78,10 @@ def test_bookkeeper_answers_the_oldest_question_and_moves_on(
     representation = oldest.channel_context["representation"]
     assert [p["name"] for p in representation["participants"]] == ["Anna Berg", "Erik Ek"]
     assert representation["purpose"] == "Avtalsförhandling"
-    event = ClarificationEvent.objects.get(item=oldest, event_type=ClarificationEvent.ANSWERED)
-    assert (event.channel, event.actor.username) == ("app", "bea")
+    assert "denied" not in representation
+    event = ClarificationEvent.objects.get(item_id=oldest.pk, event_type=ClarificationEvent.ANSWERED)
+    assert event.channel == "app"
+    assert event.actor_label == "bea"
 
     # Back in the list the queue no longer holds it; among the answered it is.
     page.locator('a[data-nav="list"]').click()
@@ -114,16 +101,18 @@ def test_bookkeeper_answers_the_oldest_question_and_moves_on(
     expect(answered).to_have_count(1)
     expect(answered.locator(".lines-after")).to_contain_text("Anna Berg")
     expect(answered.locator(".lines-after")).to_contain_text("Avtalsförhandling")
-    expect(page.locator("#answer-form")).to_have_count(0)
+    # No form to answer it again: only the correction, folded away.
+    expect(page.locator("#answer-answered")).to_contain_text("bea")
+    expect(page.locator("#answer-form")).to_be_hidden()
 
 
 @pytest.mark.e2e
 def test_an_answer_settled_elsewhere_shows_a_conflict_and_keeps_the_typing(
-    page: Page, make_user: Callable[..., object], log_in
-) -> None:  # type: ignore[no-untyped-def]
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Tegelbruket AB")
-    item = data.item(company, "Restaurang Tegel", data.moved_question("representation", asked_hours_ago=80))
+    item = data.waiting_item(company, "Restaurang Tegel", "representation", moved_hours_ago=30)
 
     log_in(page, "bea")
     page.goto(reverse("item_detail", args=[item.pk]))
@@ -132,10 +121,17 @@ def test_an_answer_settled_elsewhere_shows_a_conflict_and_keeps_the_typing(
     form.locator('textarea[name="purpose"]').fill("Avtalsförhandling")
     expect(page.locator("#answer-preview .preview-agent-after")).to_contain_text("Anna Berg")
 
-    # Meanwhile a late WhatsApp reply settles the question: the chat intake
-    # writes the column directly, as another program would.
-    winner = data.full_answer(["Karin Lund"], "Personalfest")
-    InboxItem.objects.filter(pk=item.pk).update(channel_context=winner)
+    # Meanwhile the customer's late WhatsApp reply settles the question: the
+    # intake routes it to the newest entry not yet answered (this one, moved
+    # to the app) and writes the answer over it, as accounted does.
+    routed = intake.late_reply(
+        item.pk,
+        text="Karin Lund, personalfest",
+        participants=[intake.Participant("Karin Lund")],
+        purpose="Personalfest",
+    )
+    assert (routed.outcome, routed.item_id) == ("answered", str(item.pk))
+    winner = intake.read_context(item.pk)
 
     page.locator('textarea[name="purpose"]').press("Control+Enter")
 
@@ -149,4 +145,4 @@ def test_an_answer_settled_elsewhere_shows_a_conflict_and_keeps_the_typing(
 
     item.refresh_from_db()
     assert item.channel_context == winner
-    assert not ClarificationEvent.objects.filter(item=item, channel="app").exists()
+    assert not ClarificationEvent.objects.filter(item_id=item.pk, channel="app").exists()

@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
 from reviewapp import roles
@@ -15,20 +16,24 @@ from tests.e2e.data import eventually, shown_item_ids
 
 
 @pytest.mark.e2e
-def test_search_and_facet_survive_reload_and_back(page: Page, make_user: Callable[..., object], log_in) -> None:  # type: ignore[no-untyped-def]
+def test_search_and_facet_survive_reload_and_back(
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Kafé Tegel AB")
     answered = data.item(
         company, "Restaurang Prinsen", data.full_answer(["Anna Berg"], "Kundmöte"), received_hours_ago=3
     )
     denied = data.item(company, "Restaurang Prinsen", data.denial("nej, bara jag"), received_hours_ago=2)
-    taxi = data.item(
-        company, "Taxi Stockholm", data.moved_question("context", asked_hours_ago=60), received_hours_ago=70
-    )
+    taxi = data.waiting_item(company, "Taxi Stockholm", "context", moved_hours_ago=12, received_hours_ago=70)
     other = data.item(company, "Clas Ohlson", None, received_hours_ago=1)
     everything = [str(other.pk), str(denied.pk), str(answered.pk), str(taxi.pk)]  # newest received first
 
+    # A bookkeeper lands on the queue; "Clear filters" shows every item, newest received first.
     log_in(page, "bea")
+    eventually(lambda: shown_item_ids(page), [str(taxi.pk)], what="rows of the queue")
+    page.get_by_role("link", name="Rensa filter").click()
+    expect(page.locator("#facet-needs_answer")).not_to_be_checked()
     eventually(lambda: shown_item_ids(page), everything, what="rows of the unfiltered list")
 
     # Typing searches after a pause, swaps the rows and puts the search in the URL.
@@ -66,4 +71,9 @@ def test_search_and_facet_survive_reload_and_back(page: Page, make_user: Callabl
     page.go_back()
     expect(page).not_to_have_url(re.compile(r"q=prinsen"))
     expect(page.locator("#id_q")).to_have_value("")
-    eventually(lambda: shown_item_ids(page), everything, what="rows after Back to the start")
+    eventually(lambda: shown_item_ids(page), everything, what="rows after Back to every item")
+
+    # And once more: the queue the bookkeeper landed on.
+    page.go_back()
+    expect(page.locator("#facet-needs_answer")).to_be_checked()
+    eventually(lambda: shown_item_ids(page), [str(taxi.pk)], what="rows after Back to the queue")
