@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final
 
 from django.db.models import OuterRef, Q, QuerySet, Subquery
@@ -41,14 +42,16 @@ RETENTION: Final = dt.timedelta(days=90)
 #: Who reads the whole transcript (Support and QA); everyone else reads the replies.
 FULL_PERMISSION: Final = roles.VIEW_RAW
 
-INBOUND: Final = "inbound"
-OUTBOUND: Final = "outbound"
+INBOUND: Final = "inbound"  # whatsapp_messages.direction; the other value is "outbound"
 
-# What ``body_state`` says about the body.
-TEXT: Final = "text"
-PURGED: Final = "purged"
-NO_TEXT: Final = "no_text"
-NONE: Final = ""
+
+class BodyState(StrEnum):
+    """What ``body_state`` says about a message's body."""
+
+    TEXT = "text"
+    PURGED = "purged"
+    NO_TEXT = "no_text"
+    NONE = ""
 
 
 def _text(value: object) -> str | None:
@@ -127,12 +130,12 @@ class MessageView:
 def body_state(body: str | None, message_type: str, created_at: dt.datetime, now: dt.datetime) -> str:
     """``text``, ``purged`` (no body, older than the retention), ``no_text`` (a recent text without one) or ""."""
     if body is not None and body != "":
-        return TEXT
+        return BodyState.TEXT
     if created_at < now - RETENTION:
-        return PURGED
+        return BodyState.PURGED
     if message_type == "text":
-        return NO_TEXT
-    return NONE
+        return BodyState.NO_TEXT
+    return BodyState.NONE
 
 
 def _template(raw_payload: object) -> str | None:
@@ -180,7 +183,7 @@ def item_transcript(item: InboxItem, *, full: bool, now: dt.datetime | None = No
                 message_type=short("message_type", row.message_type) or "",
                 body=cuts.text("body", body, max_chars=MESSAGE_MAX_CHARS) if body else None,
                 body_state=body_state(body, row.message_type, row.created_at, moment),
-                template=short("template", _template(row.raw_payload)) if row.direction == OUTBOUND else None,
+                template=short("template", _template(row.raw_payload)) if row.direction != INBOUND else None,
                 media_mime=short("media_mime", _text(row.media_mime)),
                 media_filename=short("media_filename", _text(row.media_filename)),  # type: ignore[attr-defined]
                 phone_masked=short("phone_masked", _text(row.phone_masked)),  # type: ignore[attr-defined]

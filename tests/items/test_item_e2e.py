@@ -86,7 +86,7 @@ def test_the_copy_button_copies_exactly_what_the_agent_is_told(page, company):
     )
 
     page.goto(reverse("item_detail", args=[item.pk]))
-    page.get_by_role("button", name="Copy").click()
+    page.get_by_role("button", name="Copy", exact=True).click()
     page.get_by_text("Copied").wait_for()
 
     assert page.evaluate("navigator.clipboard.readText()") == expected
