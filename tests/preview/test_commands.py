@@ -106,7 +106,9 @@ def scratch_database_url() -> Iterator[str]:
         admin.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(quoted))
     password = f":{quote(server['password'], safe='')}" if server["password"] else ""
     try:
-        yield f"postgres://{quote(server['user'], safe='')}{password}@{server['host']}:{server['port']}/{name}"
+        # A Unix-socket directory (the embedded server) goes in percent-encoded.
+        host = quote(str(server["host"]), safe="")
+        yield f"postgres://{quote(server['user'], safe='')}{password}@{host}:{server['port']}/{name}"
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True, **server) as admin:
             admin.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(quoted))
