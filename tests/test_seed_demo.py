@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.core.files.storage import storages
 from django.core.management import CommandError, call_command
 from django.db import connections
+from django.test import Client
 
 import clarifications
 from reviewapp import states
@@ -404,3 +405,17 @@ def test_demo_receipts_print_amounts_the_swedish_way():
 
     assert kronor(1044.0) == "1\xa0044,00"
     assert kronor(None) == "-"
+
+
+@pytest.mark.django_db
+def test_the_demo_bookkeeper_sees_a_queue_from_every_client_but_one():
+    _seed(items=400, no_users=False)
+    bookkeeper = User.objects.get(username="bokforare")
+    client = Client()
+    client.force_login(bookkeeper)
+
+    rows = client.get("/api/items", {"state": "needs_answer", "page_size": 500}).json()["results"]
+
+    companies = {row["company"]["id"] for row in rows}
+    assert rows, "the demo bookkeeper's queue is empty"
+    assert len(companies) == len(set(Company.objects.values_list("id", flat=True))) - 1

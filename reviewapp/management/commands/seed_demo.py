@@ -29,8 +29,8 @@ from django.utils import timezone
 
 from reviewapp import demo, index, previews, roles
 from reviewapp.bookkeeping import replica
-from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.models import ClarificationEvent, GoldenCase, SyncState
+from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
 from reviewapp.routers import BOOKKEEPING_DB
 
 BATCH = 2_000
@@ -232,4 +232,14 @@ class Command(BaseCommand):
             user.set_password(password)
             user.save()
             user.groups.set([Group.objects.get(name=role)])
+            if role == roles.BOOKKEEPER:
+                self._assign_clients(user)
             self.stdout.write(f"  {role:<11} username: {username:<10} password: {password}")
+
+    def _assign_clients(self, user: User) -> None:
+        """The demo bookkeeper's clients: every company but the last, so the demo shows what access hides."""
+        companies = list(Company.objects.order_by("name").values_list("id", flat=True))
+        assigned = companies[:-1] if len(companies) > 1 else companies
+        CompanyAssignment.objects.filter(user=user).exclude(company_id__in=assigned).delete()
+        for company_id in assigned:
+            CompanyAssignment.objects.get_or_create(user=user, company_id=company_id)
