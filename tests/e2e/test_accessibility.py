@@ -9,8 +9,6 @@ it needs; strict, so the mark must go once the template is fixed.
 
 from __future__ import annotations
 
-import hashlib
-import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,18 +16,16 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
-from django.core.files.base import ContentFile
-from django.core.files.storage import storages
 from django.urls import reverse
-from PIL import Image
 from playwright.sync_api import Page
 
 from reviewapp import roles
-from reviewapp.bookkeeping.models import Company, DocumentAttachment, InboxItem
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ApiToken, GoldenCase
 from reviewapp.previews.golden import save_golden_case
 from tests import factories
 from tests.e2e import data
+from tests.items.bookkeeping import make_document, real_png
 
 WIDTHS = {390: 844, 1440: 900}
 # axe's default rule set: WCAG 2.x A and AA, and its best practices (landmarks, headings, regions...).
@@ -50,35 +46,12 @@ class Screen:
     url: Callable[[dict[str, Any]], str]
 
 
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (300, 420), "white").save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _receipt(company: Company) -> DocumentAttachment:
-    content = _png()
-    path = storages["documents"].save(
-        f"documents/{company.pk}/{company.created_by}/1764000000000_kvitto.png", ContentFile(content)
-    )
-    return DocumentAttachment.objects.create(
-        company=company,
-        user_id=company.created_by,
-        storage_path=path,
-        file_name="kvitto.png",
-        file_size_bytes=len(content),
-        mime_type="image/png",
-        sha256_hash=hashlib.sha256(content).hexdigest(),
-        upload_source="whatsapp",
-    )
-
-
 def _scene(user: Any) -> dict[str, Any]:
     """A queue with a few items, one with its receipt and its conversation; golden cases, one failing."""
     company = factories.make_company(name="Tegelbruket AB")
     link = data.phone_link(company, masked="+46 70*** **12")
     item: InboxItem = data.waiting_item(company, "Restaurang Tegel", "representation", moved_hours_ago=30)
-    InboxItem.objects.filter(pk=item.pk).update(document=_receipt(company))
+    InboxItem.objects.filter(pk=item.pk).update(document=make_document(company, content=real_png(300, 420)))
     data.message(item_id=item.pk, hours=80, body="Lunch", phone_link_id=link, wamid="wamid.AXE1")
     data.message(
         item_id=item.pk,

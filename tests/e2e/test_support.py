@@ -2,30 +2,26 @@
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import re
 from collections.abc import Callable
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.files.base import ContentFile
-from django.core.files.storage import storages
 from django.db import connections
 from django.urls import reverse
-from PIL import Image
 from playwright.sync_api import Page, expect
 
 from reviewapp import intake, roles
 from reviewapp.answers.inputs import ResendAnswer
 from reviewapp.answers.writing import answer_question
-from reviewapp.bookkeeping.models import Company, DocumentAttachment, InboxItem
+from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.e2e import data
 from tests.e2e.data import eventually, shown_item_ids
+from tests.items.bookkeeping import make_document, real_png
 
 RAW_DENIAL = "nej, bara jag som åt"
 # Shown verbatim (never translated): the line the agent gets for a denial.
@@ -100,30 +96,6 @@ REPLY_WAMID = "wamid.HBgLNDY3MDEyMzQ1NjcVAgASGBQzQUVCNzI1RjM0"
 CUSTOMERS_NO = "Nej, bara jag som åt"
 
 
-def _png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (60, 80), "white").save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def _document(company: Company) -> DocumentAttachment:
-    """A receipt in accounted's bucket and its ``document_attachments`` row."""
-    content = _png()
-    path = storages["documents"].save(
-        f"documents/{company.pk}/{company.created_by}/1764000000000_kvitto.png", ContentFile(content)
-    )
-    return DocumentAttachment.objects.create(
-        company=company,
-        user_id=company.created_by,
-        storage_path=path,
-        file_name="kvitto.png",
-        file_size_bytes=len(content),
-        mime_type="image/png",
-        sha256_hash=hashlib.sha256(content).hexdigest(),
-        upload_source="whatsapp",
-    )
-
-
 def _denied_in_whatsapp(company: Company) -> InboxItem:
     """A receipt photo, the question about it, and the customer's "nej", as the intake records them."""
     link = data.phone_link(company, masked=PHONE_MASKED)
@@ -170,7 +142,8 @@ def test_support_finds_items_by_the_customers_words_and_by_pasted_ids(
     company = factories.make_company(name="Tegelbruket AB")
     denied = _denied_in_whatsapp(company)
     answered = data.item(company, "Operakällaren", data.full_answer(["Lena Sjö"], "Kundmiddag"), received_hours_ago=3)
-    with_document = data.item(company, "Clas Ohlson", None, received_hours_ago=5, document=_document(company))
+    receipt = make_document(company, content=real_png())
+    with_document = data.item(company, "Clas Ohlson", None, received_hours_ago=5, document=receipt)
     # A blurry receipt whose resend question a bookkeeper settled: "replaced by the newer item".
     blurry = data.waiting_item(company, "ICA Kvantum", "resend", moved_hours_ago=20, received_hours_ago=80)
     sharper = data.item(company, "ICA Kvantum", None, received_hours_ago=60)

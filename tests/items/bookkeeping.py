@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import io
 import json
 import uuid
 from typing import Any
@@ -30,6 +31,15 @@ PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 # limit, and a number past the 4 300-digit limit of int().
 DEEP_JSON = "[" * 10_000 + "]" * 10_000
 HUGE_NUMBER_JSON = '{"supplier": {"name": "Stort AB"}, "totals": {"total": ' + "9" * 5_000 + "}}"
+
+
+def real_png(width: int = 60, height: int = 80) -> bytes:
+    """A white PNG a browser decodes (``PNG`` above is only its signature, for the byte checks)."""
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), "white").save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
 def at(text: str) -> dt.datetime:

@@ -6,7 +6,6 @@ Run with ``pytest -m e2e tests/items/test_item_e2e.py``; needs Chromium
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 from collections.abc import Iterator
@@ -19,7 +18,7 @@ from django.urls import reverse
 import clarifications
 from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
-from tests.items.bookkeeping import make_document
+from tests.items.bookkeeping import make_document, real_png
 from tests.items.page import received
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -69,14 +68,6 @@ def page(browser, live_server, settings, bookkeeper) -> Iterator[Any]:  # type: 
     context.close()
 
 
-def _png() -> bytes:
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 60), "white").save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
 def test_the_copy_button_copies_exactly_what_the_agent_is_told(page, company):
     item = factories.make_item(company, channel_context=NOTE_CONTEXT)
     expected = "\n".join(
@@ -114,7 +105,7 @@ def test_j_and_k_walk_the_list_keeping_its_filter(page, company):
 
 
 def test_the_receipt_image_loads_under_the_csp(page, company):
-    item: InboxItem = factories.make_item(company, document=make_document(company, content=_png()))
+    item: InboxItem = factories.make_item(company, document=make_document(company, content=real_png(40, 60)))
 
     page.goto(reverse("item_detail", args=[item.pk]))
     image = page.locator("img.receipt-image")
