@@ -54,7 +54,15 @@ class StoredJSONField(models.JSONField):
         return super().from_db_value(value, expression, connection)
 
 
-class Company(models.Model):
+class AccountedTable(models.Model):
+    """A table of accounted's: its migrations own it, the app never creates, alters or drops it."""
+
+    class Meta:
+        abstract = True
+        managed = False
+
+
+class Company(AccountedTable):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     name = models.TextField()
     org_number = models.TextField(null=True, blank=True)
@@ -65,8 +73,7 @@ class Company(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "companies"
         ordering = ["name"]
         verbose_name_plural = "companies"
@@ -75,7 +82,7 @@ class Company(models.Model):
         return self.name
 
 
-class DocumentAttachment(models.Model):
+class DocumentAttachment(AccountedTable):
     """The receipt file: ``storage_path`` is its key in accounted's ``documents`` bucket."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
@@ -92,30 +99,28 @@ class DocumentAttachment(models.Model):
     upload_source = models.TextField(null=True, blank=True)
     created_at = models.DateTimeField(db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "document_attachments"
 
     def __str__(self) -> str:
         return self.file_name
 
 
-class WhatsappPhoneLink(models.Model):
+class WhatsappPhoneLink(AccountedTable):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     user_id = models.UUIDField()
     phone_hash = models.TextField()
     phone_masked = models.TextField(null=True, blank=True)
     wa_profile_name = models.TextField(null=True, blank=True)
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "whatsapp_phone_links"
 
     def __str__(self) -> str:
         return self.phone_masked or str(self.id)
 
 
-class WhatsappConversation(models.Model):
+class WhatsappConversation(AccountedTable):
     """One per linked phone; ``context`` holds ``recent_questions`` (which item each question was about)."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
@@ -128,15 +133,14 @@ class WhatsappConversation(models.Model):
     created_at = models.DateTimeField(db_default=Now())
     updated_at = models.DateTimeField(db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "whatsapp_conversations"
 
     def __str__(self) -> str:
         return f"conversation {self.id} ({self.state})"
 
 
-class WhatsappMessage(models.Model):
+class WhatsappMessage(AccountedTable):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     direction = models.TextField()
     wamid = models.TextField(null=True, blank=True)
@@ -152,8 +156,7 @@ class WhatsappMessage(models.Model):
     correlation_id = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "whatsapp_messages"
         ordering = ["created_at", "id"]
 
@@ -161,7 +164,7 @@ class WhatsappMessage(models.Model):
         return f"{self.direction} {self.message_type} {self.id}"
 
 
-class ProcessingHistory(models.Model):
+class ProcessingHistory(AccountedTable):
     """accounted's append-only audit log (UPDATE and DELETE are refused by triggers)."""
 
     event_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
@@ -180,17 +183,21 @@ class ProcessingHistory(models.Model):
     occurred_at = models.DateTimeField()
     appended_at = models.DateTimeField(editable=False, db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "processing_history"
+        # Events of one instant keep the order they were appended in (the table's own sequence).
         ordering = ["occurred_at", "seq"]
 
     def __str__(self) -> str:
         return f"{self.event_type} {self.occurred_at:%Y-%m-%d %H:%M}"
 
 
-class InboxItem(models.Model):
-    """A row of ``public.invoice_inbox_items``: the receipt and its ``channel_context``."""
+class InboxItem(AccountedTable):
+    """A row of ``public.invoice_inbox_items``: the receipt and its ``channel_context``.
+
+    ``extracted_data`` is read through the properties below, which answer None
+    (or SEK) for whatever the extraction left out or wrote in another shape.
+    """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     user_id = models.UUIDField()
@@ -216,8 +223,7 @@ class InboxItem(models.Model):
     created_at = models.DateTimeField(editable=False, db_default=Now())
     updated_at = models.DateTimeField(editable=False, db_default=Now())
 
-    class Meta:
-        managed = False
+    class Meta(AccountedTable.Meta):
         db_table = "invoice_inbox_items"
         ordering = ["-created_at", "-id"]
 

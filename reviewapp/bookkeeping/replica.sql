@@ -18,25 +18,18 @@
 -- Roles are cluster-wide: another database on the same server may already have created them,
 -- possibly concurrently (parallel test databases), hence the check and the exception handlers.
 DO $$
+DECLARE
+  api_role text;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'anon') THEN
-    BEGIN
-      CREATE ROLE anon NOLOGIN NOINHERIT;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN
-    BEGIN
-      CREATE ROLE authenticated NOLOGIN NOINHERIT;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
-  END IF;
-  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'service_role') THEN
-    BEGIN
-      CREATE ROLE service_role NOLOGIN NOINHERIT BYPASSRLS;
-    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-    END;
-  END IF;
+  FOREACH api_role IN ARRAY ARRAY['anon', 'authenticated', 'service_role'] LOOP
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = api_role) THEN
+      BEGIN
+        EXECUTE 'CREATE ROLE ' || quote_ident(api_role) || ' NOLOGIN NOINHERIT'
+          || CASE WHEN api_role = 'service_role' THEN ' BYPASSRLS' ELSE '' END;
+      EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+      END;
+    END IF;
+  END LOOP;
 END
 $$;
 
@@ -109,10 +102,6 @@ CREATE TABLE public.companies (
   updated_at           timestamptz NOT NULL DEFAULT now()
 );
 
-CREATE TRIGGER update_companies_updated_at
-  BEFORE UPDATE ON public.companies
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
-
 CREATE TABLE public.company_members (
   id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE,
@@ -144,27 +133,10 @@ CREATE TABLE public.suppliers (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 
-CREATE TRIGGER update_suppliers_updated_at
-  BEFORE UPDATE ON public.suppliers
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
-
-CREATE TABLE public.supplier_invoices (
-  id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE,
-  created_at timestamptz NOT NULL DEFAULT now()
-);
-
-CREATE TABLE public.transactions (
-  id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE,
-  created_at timestamptz NOT NULL DEFAULT now()
-);
-
-CREATE TABLE public.journal_entries (
-  id         uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-  company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE,
-  created_at timestamptz NOT NULL DEFAULT now()
-);
+-- Targets the inbox item's created_* columns point at: an id, the company, a creation time.
+CREATE TABLE public.supplier_invoices (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE, created_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE public.transactions (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE, created_at timestamptz NOT NULL DEFAULT now());
+CREATE TABLE public.journal_entries (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), company_id uuid NOT NULL REFERENCES public.companies (id) ON DELETE CASCADE, created_at timestamptz NOT NULL DEFAULT now());
 
 -- ---------------------------------------------------------------------------
 -- public.document_attachments  (contract: "public.document_attachments")
@@ -196,10 +168,6 @@ CREATE TABLE public.document_attachments (
 
 CREATE INDEX idx_document_attachments_company_id ON public.document_attachments (company_id);
 CREATE INDEX idx_document_attachments_sha256 ON public.document_attachments (company_id, sha256_hash);
-
-CREATE TRIGGER update_document_attachments_updated_at
-  BEFORE UPDATE ON public.document_attachments
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
 
 -- Write-once (contract: "triggers block deletion and metadata changes"). accounted's
 -- block_document_deletion() only blocks inside the retention window; the replica blocks always.
@@ -253,10 +221,6 @@ CREATE TABLE public.whatsapp_phone_links (
 
 CREATE INDEX idx_whatsapp_phone_links_user_id ON public.whatsapp_phone_links (user_id);
 
-CREATE TRIGGER update_whatsapp_phone_links_updated_at
-  BEFORE UPDATE ON public.whatsapp_phone_links
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
-
 CREATE TABLE public.whatsapp_conversations (
   id                        uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   phone_link_id             uuid NOT NULL UNIQUE REFERENCES public.whatsapp_phone_links (id),
@@ -274,10 +238,6 @@ CREATE TABLE public.whatsapp_conversations (
   -- compare-and-set column for conversation writes (contract)
   updated_at                timestamptz NOT NULL DEFAULT now()
 );
-
-CREATE TRIGGER update_whatsapp_conversations_updated_at
-  BEFORE UPDATE ON public.whatsapp_conversations
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
 
 -- inbox_item_id's FK is added after invoice_inbox_items exists (the two tables point at each other).
 CREATE TABLE public.whatsapp_messages (
@@ -313,10 +273,6 @@ CREATE INDEX idx_whatsapp_messages_conversation_created
   ON public.whatsapp_messages (conversation_id, created_at);
 CREATE INDEX idx_whatsapp_messages_inbox_item_id
   ON public.whatsapp_messages (inbox_item_id) WHERE inbox_item_id IS NOT NULL;
-
-CREATE TRIGGER update_whatsapp_messages_updated_at
-  BEFORE UPDATE ON public.whatsapp_messages
-  FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column();
 
 -- ---------------------------------------------------------------------------
 -- public.invoice_inbox_items  (contract: "public.invoice_inbox_items")
@@ -444,22 +400,40 @@ CREATE TRIGGER processing_history_no_delete
   FOR EACH ROW EXECUTE FUNCTION public.audit_log_immutable();
 
 -- ---------------------------------------------------------------------------
--- Row-level security: on for every public table (service_role bypasses it)
+-- updated_at: set by accounted's update_<table>_updated_at triggers on every UPDATE
+-- (invoice_inbox_items has its own, differently named one above)
 -- ---------------------------------------------------------------------------
-ALTER TABLE public.companies              ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.company_members        ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.suppliers              ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.supplier_invoices      ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.transactions           ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.journal_entries        ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.document_attachments   ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.whatsapp_phone_links   ENABLE ROW LEVEL SECURITY;
--- contract: "RLS on with no policies (service role only)"
-ALTER TABLE public.whatsapp_conversations ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.whatsapp_messages      ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.processing_event_types ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.processing_history     ENABLE ROW LEVEL SECURITY;
-ALTER TABLE public.invoice_inbox_items    ENABLE ROW LEVEL SECURITY;
+DO $$
+DECLARE
+  stamped text;
+BEGIN
+  FOREACH stamped IN ARRAY ARRAY[
+    'companies', 'suppliers', 'document_attachments',
+    'whatsapp_phone_links', 'whatsapp_conversations', 'whatsapp_messages'
+  ] LOOP
+    EXECUTE 'CREATE TRIGGER ' || quote_ident('update_' || stamped || '_updated_at')
+      || ' BEFORE UPDATE ON public.' || quote_ident(stamped)
+      || ' FOR EACH ROW EXECUTE FUNCTION public.update_updated_at_column()';
+  END LOOP;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+-- Row-level security: on for every public table (service_role bypasses it). Tables without a
+-- policy below are service-role only: for whatsapp_conversations and whatsapp_messages the
+-- contract says so ("RLS on with no policies (service role only)").
+-- ---------------------------------------------------------------------------
+DO $$
+DECLARE
+  secured regclass;
+BEGIN
+  FOR secured IN
+    SELECT oid::regclass FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'
+  LOOP
+    EXECUTE 'ALTER TABLE ' || secured::text || ' ENABLE ROW LEVEL SECURITY';
+  END LOOP;
+END
+$$;
 
 -- Simplified versions of accounted's policies: read by membership, write by a
 -- non-viewer member. (accounted also requires the user's active company; not replicated.)
@@ -481,35 +455,26 @@ CREATE POLICY processing_event_types_select ON public.processing_event_types
 CREATE POLICY processing_history_select ON public.processing_history
   FOR SELECT USING (company_id IN (SELECT public.user_company_ids()));
 
--- contract: "select: company membership; insert/update/delete: ... a non-viewer role"
+-- contract: "select: company membership; insert/update/delete: ... a non-viewer role".
+-- accounted's later policy migrations write the role check as user_can_write_company(company_id);
+-- an UPDATE policy without WITH CHECK checks the new row with USING as well.
+CREATE FUNCTION public.user_can_write_company(company uuid) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = public
+AS $$
+  SELECT EXISTS (
+    SELECT 1 FROM public.company_members m
+    WHERE m.company_id = company AND m.user_id = auth.uid() AND m.role <> 'viewer')
+$$;
+
 CREATE POLICY invoice_inbox_items_select ON public.invoice_inbox_items
-  FOR SELECT TO authenticated
-  USING (company_id IN (SELECT public.user_company_ids()));
-
+  FOR SELECT TO authenticated USING (company_id IN (SELECT public.user_company_ids()));
 CREATE POLICY invoice_inbox_items_insert ON public.invoice_inbox_items
-  FOR INSERT TO authenticated
-  WITH CHECK (EXISTS (
-    SELECT 1 FROM public.company_members m
-    WHERE m.company_id = invoice_inbox_items.company_id
-      AND m.user_id = auth.uid() AND m.role <> 'viewer'));
-
+  FOR INSERT TO authenticated WITH CHECK (public.user_can_write_company(company_id));
 CREATE POLICY invoice_inbox_items_update ON public.invoice_inbox_items
-  FOR UPDATE TO authenticated
-  USING (EXISTS (
-    SELECT 1 FROM public.company_members m
-    WHERE m.company_id = invoice_inbox_items.company_id
-      AND m.user_id = auth.uid() AND m.role <> 'viewer'))
-  WITH CHECK (EXISTS (
-    SELECT 1 FROM public.company_members m
-    WHERE m.company_id = invoice_inbox_items.company_id
-      AND m.user_id = auth.uid() AND m.role <> 'viewer'));
-
+  FOR UPDATE TO authenticated USING (public.user_can_write_company(company_id));
 CREATE POLICY invoice_inbox_items_delete ON public.invoice_inbox_items
-  FOR DELETE TO authenticated
-  USING (EXISTS (
-    SELECT 1 FROM public.company_members m
-    WHERE m.company_id = invoice_inbox_items.company_id
-      AND m.user_id = auth.uid() AND m.role <> 'viewer'));
+  FOR DELETE TO authenticated USING (public.user_can_write_company(company_id));
 
 -- Supabase grants table access to its API roles; RLS then filters rows.
 GRANT USAGE ON SCHEMA public TO anon, authenticated, service_role;
