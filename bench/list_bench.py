@@ -67,6 +67,7 @@ REQUESTS = [
     ("list: needs answer, question age", "/?state=needs_answer&sort=question_age"),
     ("list: page 200, unfiltered", "/?page=200"),
     ("list: search 'lindqvist'", "/?q=lindqvist"),
+    ("api: needs answer, the list's 50 rows", "/api/items?state=needs_answer"),
     ("api: needs answer, 500 rows", "/api/items?state=needs_answer&page_size=500"),
     ("item page: needs answer", "/items/{item}/"),
     ("preview page: that item", "/preview/?item={item}"),
@@ -266,6 +267,12 @@ def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, 
         print("|---|---:|---:|---:|---:|")
         for label, (median, p90, review_queries, bookkeeping_queries) in results.items():
             print(f"| {label} | {median:.1f} | {p90:.1f} | {review_queries} | {bookkeeping_queries} |")
+        list_ms = results["list: needs answer in app"][0]
+        api_ms = results["api: needs answer, the list's 50 rows"][0]
+        print(
+            f"\nlist page / API for the same 50 rows: {list_ms / api_ms:.2f}×; "
+            f"list page / admin changelist: {list_ms / results['admin: changelist needs answer'][0]:.2f}×"
+        )
         sequential = [p for p in plans if re.search(r"Seq Scan on (reviewapp_indexeditem|invoice_inbox_items)", p)]
         print(f"\nSequential scans of the read model or accounted's items in the plans shown: {len(sequential)}")
         if explain:
