@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, previews, roles, states
+from reviewapp import access, roles, states
 from reviewapp.admin_forms import GoldenCaseAdminForm
 from reviewapp.bookkeeping.models import Company
 from reviewapp.models import (
@@ -33,6 +33,7 @@ from reviewapp.models import (
     IndexedItem,
     IndexedItemQuerySet,
 )
+from reviewapp.previews.maintenance import delete_case
 from reviewapp.previews.rendering import render
 from reviewapp.rendering_caps import (
     HUMAN_TEXT_MAX_CHARS,
@@ -307,8 +308,8 @@ class GoldenCaseAdmin(admin.ModelAdmin):
                 )
 
     def delete_model(self, request: HttpRequest, obj: GoldenCase) -> None:
-        previews.delete_case(obj.pk, user=request.user)
+        delete_case(obj.pk, user=request.user)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[GoldenCase]) -> None:
         for pk in queryset.values_list("pk", flat=True):
-            previews.delete_case(pk, user=request.user)
+            delete_case(pk, user=request.user)

@@ -129,6 +129,16 @@ def states_of(analysis: clarifications.Analysis, *, booked: bool = False) -> fro
 _CALENDAR_MARGIN: Final = CHAT_WINDOW + dt.timedelta(days=2)
 
 
+def to_iso(moment: dt.datetime | None) -> str | None:
+    """UTC ISO 8601 with a ``Z``, as the chat intake writes its timestamps (None stays None).
+
+    Every moment the JSON API sends goes through here, so a script reads one format.
+    """
+    if moment is None:
+        return None
+    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
 def parse_iso(value: object) -> dt.datetime | None:
     """An ISO 8601 timestamp from the JSON, or None when it is not one.
 

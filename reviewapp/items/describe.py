@@ -22,7 +22,6 @@ from reviewapp.items.item_view import (
     ItemView,
     PersonView,
     UnreadableColumn,
-    iso,
 )
 from reviewapp.items.labels import (
     agent_explanation,
@@ -395,7 +394,7 @@ def item_json(
             "company": company,
             "source": header.source,
             "status": header.status,
-            "received_at": iso(item.created_at),
+            "received_at": states.to_iso(item.created_at),
             "document_id": view.document_id,
             "document": document_json(item.document, header),
             "supplier": header.supplier,

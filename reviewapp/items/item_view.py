@@ -17,6 +17,7 @@ from reviewapp.items.labels import state_label
 from reviewapp.items.links import ItemLinks
 from reviewapp.items.transcript import MessageView
 from reviewapp.rendering_caps import RAW_JSON_MAX_CHARS, CappedText, capped_json
+from reviewapp.states import to_iso
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +52,9 @@ class ItemQuestion:
                 "owner": "app" if self.owned_by_app else "chat",
                 "channel": self.channel_label,
                 "prompt_line": self.prompt_line,
-                "asked_at": iso(self.asked_at),
-                "chat_keeps_until": iso(self.chat_keeps_until),
-                "gave_up_at": iso(self.gave_up_at),
+                "asked_at": to_iso(self.asked_at),
+                "chat_keeps_until": to_iso(self.chat_keeps_until),
+                "gave_up_at": to_iso(self.gave_up_at),
             },
             self.cut,
         )
@@ -113,10 +114,10 @@ class HumanSaid:
                 "event_date": self.event_date,
                 "denied": self.denied,
                 "representation_raw_answer": self.representation_raw_answer,
-                "representation_answered_at": iso(self.representation_answered_at),
+                "representation_answered_at": to_iso(self.representation_answered_at),
                 "user_note": self.user_note,
                 "context_answer_raw": self.context_answer_raw,
-                "context_answered_at": iso(self.context_answered_at),
+                "context_answered_at": to_iso(self.context_answered_at),
                 "caption": self.caption,
                 "caption_shown_to_agent": False,
             },
@@ -207,7 +208,7 @@ class EventView:
                 "label": self.label,
                 "question_type": self.question_type or None,
                 "detail": self.detail or None,
-                "occurred_at": iso(self.occurred_at),
+                "occurred_at": to_iso(self.occurred_at),
                 "actor": self.actor or None,
                 "actor_type": self.actor_type or None,
                 "channel": self.channel or None,
@@ -398,10 +399,3 @@ class ItemView:
         if include_raw_context:
             data["channel_context"] = self._raw_context_json()
         return with_cuts(data, self.cut)
-
-
-def iso(moment: dt.datetime | None) -> str | None:
-    """UTC ISO 8601 with a ``Z``, as the chat intake writes its timestamps."""
-    if moment is None:
-        return None
-    return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")

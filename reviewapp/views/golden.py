@@ -99,9 +99,8 @@ def _detail(
         "input_json": pretty(case.input),
         "expected_json": pretty(case.expected),
         "actual_json": pretty(result.actual),
-        "can_open": isinstance(case.input, dict) and "channel_context" in case.input,
-        "can_change": can_change,
-        "can_view_items": _may(request, roles.VIEW_ITEMS),
+        # The preview's item form takes a channel_context; other inputs only show here.
+        "opens_in_preview": isinstance(case.input, dict) and "channel_context" in case.input,
         "source_exists": source_exists,
         "source_restricted": not source_exists and access.company_ids(request.user) is not None,
         "changes": [

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from django.contrib.auth.decorators import permission_required
@@ -105,17 +104,13 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     return render_htmx(request, "inbox/list.html", context, partial="refreshed", url=canonical)
 
 
-def _iso(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def _row_json(row: Row) -> dict[str, Any]:
     item = row.item
     question = row.open_question
     return {
         "id": str(item.id),
         "company": {"id": str(item.company_id), "name": item.company_name},
-        "received": _iso(item.created_at),
+        "received": states.to_iso(item.created_at),
         "supplier": item.supplier_name,
         "total": item.total,
         "currency": item.currency,
@@ -125,8 +120,8 @@ def _row_json(row: Row) -> dict[str, Any]:
         else {
             "type": question.type,
             "status": question.status,
-            "asked_at": _iso(question.asked_at),
-            "window_ends_at": _iso(question.window_ends_at),
+            "asked_at": states.to_iso(question.asked_at),
+            "window_ends_at": states.to_iso(question.window_ends_at),
         },
         "summary": item.summary,
         # Why the row is malformed (what analyse found, or why its JSON could
@@ -149,7 +144,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
         {
             # When the read model last caught up with accounted (null: never):
             # the rows are at least this fresh.
-            "indexed_at": _iso(page.freshness.indexed_at),
+            "indexed_at": states.to_iso(page.freshness.indexed_at),
             # With a search or a date range rows are counted up to
             # reviewapp.inbox.counts.COUNT_CAP. Past it "exact" is false, "count" is the cap
             # (meaning "more") and each facet is a lower bound.

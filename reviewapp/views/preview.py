@@ -196,7 +196,6 @@ def _page(
         "source": source,
         "loaded_from": loaded_from,
         "load_error": load_error,
-        "can_save": can_save,
         "name_form": name_form or (GoldenCaseNameForm(initial={"source_item": source_item}) if can_save else None),
         "too_large": too_large,
         "too_large_message": _too_large_message() if too_large else "",

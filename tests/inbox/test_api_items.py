@@ -38,8 +38,8 @@ def test_it_returns_the_count_facets_and_rows(qa_client, company):
     assert row["open_question"] == {
         "type": "representation",
         "status": "open",
-        "asked_at": "2026-11-01T09:00:00+00:00",
-        "window_ends_at": "2026-11-03T09:00:00+00:00",
+        "asked_at": "2026-11-01T09:00:00Z",
+        "window_ends_at": "2026-11-03T09:00:00Z",
     }
     assert row["summary"]["openQuestion"] == {"type": "representation", "status": "open"}
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.golden import save_golden_case
 from tests.robustness.conftest import lenient, moved, staff_superuser, store_raw
 
 SCRIPT = "<script>alert(1)</script>"
@@ -129,7 +129,7 @@ def test_the_preview_api_is_json_and_not_html(qa) -> None:  # type: ignore[no-un
 
 def test_hostile_golden_case_names_and_inputs_are_escaped_everywhere(qa) -> None:  # type: ignore[no-untyped-def]
     case_input = {"channel_context": {"user_note": SCRIPT, "caption": IMG}}
-    case = previews.save_golden_case(name=SCRIPT + IMG, value=case_input, user=qa)
+    case = save_golden_case(name=SCRIPT + IMG, value=case_input, user=qa)
     # A case whose stored expectation no longer matches shows a diff: escape that too.
     GoldenCase.objects.filter(pk=case.pk).update(expected={"lines": [SCRIPT], "notes": IMG})
     client = lenient(qa)
@@ -148,7 +148,7 @@ def test_hostile_golden_case_names_and_inputs_are_escaped_everywhere(qa) -> None
 
 
 def test_a_hostile_golden_case_name_posted_is_escaped_in_the_error(qa) -> None:  # type: ignore[no-untyped-def]
-    previews.save_golden_case(name=SCRIPT, value={"channel_context": {}}, user=qa)
+    save_golden_case(name=SCRIPT, value={"channel_context": {}}, user=qa)
     response = lenient(qa).post(reverse("golden_case_create"), {"channel_context": "{}", "name": SCRIPT})
     assert response.status_code == 200
     assert "A golden case with this name already exists." in response.content.decode()

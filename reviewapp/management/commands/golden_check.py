@@ -10,8 +10,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.golden import CaseResult, check, check_all
+from reviewapp.previews.jsonl import InvalidCaseFile, read_jsonl
 
 
 class Command(BaseCommand):
@@ -45,23 +46,23 @@ class Command(BaseCommand):
             raise CommandError(summary)
         self.stdout.write(self.style.SUCCESS(summary))
 
-    def _results(self, files: list[str], names: list[str]) -> list[previews.CaseResult]:
+    def _results(self, files: list[str], names: list[str]) -> list[CaseResult]:
         if not files:
             cases = GoldenCase.objects.order_by("pk")
             if names:
                 cases = cases.filter(name__in=names)
-            return previews.check_all(cases)
-        results: list[previews.CaseResult] = []
+            return check_all(cases)
+        results: list[CaseResult] = []
         for path in files:
             try:
                 with open(path, encoding="utf-8") as handle:
-                    records = list(previews.read_jsonl(handle))
+                    records = list(read_jsonl(handle))
             except OSError as exc:
                 raise CommandError(f"{path}: {exc.strerror}") from None
-            except previews.InvalidCaseFile as exc:
+            except InvalidCaseFile as exc:
                 raise CommandError(f"{path}: {exc}") from None
             results.extend(
-                previews.check(record.name, record.input, record.expected)
+                check(record.name, record.input, record.expected)
                 for record in records
                 if not names or record.name in names
             )

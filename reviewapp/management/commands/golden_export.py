@@ -11,8 +11,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import previews
 from reviewapp.models import GoldenCase
+from reviewapp.previews.jsonl import to_jsonl
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", "-o", metavar="FILE", help="Write to FILE instead of standard output.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        lines = [previews.to_jsonl(case) + "\n" for case in GoldenCase.objects.order_by("pk")]
+        lines = [to_jsonl(case) + "\n" for case in GoldenCase.objects.order_by("pk")]
         path = options["output"]
         if not path or path == "-":
             for line in lines:

@@ -13,7 +13,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DataError
 
-from reviewapp import previews
+from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_jsonl
 
 
 class Command(BaseCommand):
@@ -29,18 +29,18 @@ class Command(BaseCommand):
         path = options["file"]
         try:
             if path == "-":
-                records = list(previews.read_jsonl(sys.stdin))
+                records = list(read_jsonl(sys.stdin))
             else:
                 with open(path, encoding="utf-8") as handle:
-                    records = list(previews.read_jsonl(handle))
+                    records = list(read_jsonl(handle))
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
         except UnicodeDecodeError as exc:
             raise CommandError(f"{path}: not UTF-8 ({exc.reason})") from None
-        except previews.InvalidCaseFile as exc:
+        except InvalidCaseFile as exc:
             raise CommandError(f"{path}: {exc}") from None
         try:
-            summary = previews.import_cases(records, replace=options["replace"])
+            summary = import_cases(records, replace=options["replace"])
         except DataError as exc:  # PostgreSQL's jsonb refuses a lone UTF-16 surrogate
             raise CommandError(f"Nothing imported: the database refused a value ({exc}).") from None
         if summary.conflicts:

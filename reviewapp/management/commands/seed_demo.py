@@ -27,10 +27,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections, transaction
 from django.utils import timezone
 
-from reviewapp import demo, index, previews, roles
+from reviewapp import demo, index, roles
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
+from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_jsonl
 from reviewapp.routers import BOOKKEEPING_DB
 
 BATCH = 2_000
@@ -215,10 +216,10 @@ class Command(BaseCommand):
             return
         try:
             with GOLDEN_FILE.open(encoding="utf-8") as handle:
-                records = list(previews.read_jsonl(handle))
-        except (OSError, UnicodeDecodeError, previews.InvalidCaseFile) as error:
+                records = list(read_jsonl(handle))
+        except (OSError, UnicodeDecodeError, InvalidCaseFile) as error:
             raise CommandError(f"{GOLDEN_FILE}: {error}") from None
-        summary = previews.import_cases(records)
+        summary = import_cases(records)
         self.stdout.write(f"Loaded {len(summary.created)} golden cases from {GOLDEN_FILE}.")
 
     def _demo_users(self) -> None:
