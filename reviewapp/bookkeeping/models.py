@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django.db import models
 from django.db.models import Value
@@ -166,6 +166,14 @@ class WhatsappMessage(AccountedTable):
 
 class ProcessingHistory(AccountedTable):
     """accounted's append-only audit log (UPDATE and DELETE are refused by triggers)."""
+
+    # The CHECK on aggregate_type (contract). accounted's only index that leads to an
+    # aggregate is (company_id, aggregate_type, aggregate_id, seq): a lookup by
+    # aggregate_id alone must name the types to use it (18 ms became 0.3 ms at 1 M events).
+    AGGREGATE_TYPES: ClassVar = (
+        "Document", "BankTransaction", "MatchProposal", "Verifikation", "CounterpartyTemplate", "Period",
+        "Migration", "System", "AIProposal", "AIRequest", "Invoice",
+    )  # fmt: skip
 
     event_id = models.UUIDField(primary_key=True, default=uuid.uuid4)
     # Django sends DEFAULT for a db_default on INSERT, so the table's own

@@ -172,7 +172,7 @@ def item_history(
     """The item's merged history, oldest first: accounted's log about the item and its document,
     the app's answer log, and ``messages`` (the conversation the reader may see, already read),
     its texts cut to their caps."""
-    about = Q(aggregate_id=item.pk)
+    about = Q(aggregate_type__in=ProcessingHistory.AGGREGATE_TYPES, aggregate_id=item.pk)
     if item.document_id is not None:
         about |= Q(aggregate_type="Document", aggregate_id=item.document_id)
     rows = list(

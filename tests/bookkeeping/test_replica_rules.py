@@ -7,6 +7,7 @@ moving) would let those tests pass against a database accounted does not have.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 from django.db import connections
 
+from reviewapp.bookkeeping.models import ProcessingHistory
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
@@ -123,3 +125,16 @@ def test_every_update_stamps_updated_at_under_accounteds_trigger_name(table: str
             [f"public.{table}", trigger],
         )
         assert cursor.fetchall() == [("update_updated_at_column",)]
+
+
+def test_the_item_history_names_every_aggregate_type_accounted_allows() -> None:
+    """The history names every type to use accounted's index: a type left out would hide its events."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE conrelid = 'public.processing_history'::regclass AND contype = 'c'"
+            " AND pg_get_constraintdef(oid) LIKE '%%aggregate_type%%'"
+        )
+        [definition] = [row[0] for row in cursor.fetchall()]
+    allowed = set(re.findall(r"'(\w+)'::text", definition))
+    assert allowed == set(ProcessingHistory.AGGREGATE_TYPES)
