@@ -232,7 +232,16 @@ class ClarificationEvent(models.Model):
 
     class Meta:
         ordering = ["occurred_at", "id"]
-        indexes = [models.Index(fields=["item_id", "occurred_at"])]
+        indexes = [
+            models.Index(fields=["item_id", "occurred_at"]),
+            # The item pages look a resend link up from the newer item's side too
+            # (reviewapp.items.links): without this, a scan of every answer ever logged.
+            models.Index(
+                models.F("payload__resend__new_item_id"),
+                name="clarification_resend_new_item",
+                condition=models.Q(question_type="resend"),
+            ),
+        ]
         verbose_name = _("clarification event")
         verbose_name_plural = _("clarification events")
 

@@ -186,6 +186,7 @@ def answer_panel(
     conflict: AnswerConflict | None = None,
     confirm_deny: list[tuple[str, str]] | None = None,
     reserve: bool = True,
+    links: ItemLinks | None = None,
 ) -> AnswerPanel:
     """The panel for ``item`` as ``user`` sees it.
 
@@ -193,7 +194,8 @@ def answer_panel(
     bound form (invalid input, a conflict, a denial to confirm) so what was
     typed stays. ``confirm_deny`` holds the typed fields to carry through the
     confirmation. Offering the form to answer reserves the item for ``user``
-    unless ``reserve`` is false.
+    unless ``reserve`` is false. ``links``: the item's resend links when the
+    caller has them already (the item page's description does).
     """
     ctx = item.channel_context
     pending = pending_question(ctx) or {}
@@ -205,7 +207,7 @@ def answer_panel(
         question=question,
         list_query=list_query,
         replaced=replaced_answer(item, log),
-        links=item_links(item.pk, user),
+        links=links if links is not None else item_links(item.pk, user),
         receipt=_receipt_kind(item),
     )
     if conflict is not None:

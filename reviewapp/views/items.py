@@ -87,7 +87,7 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         # The list's filter and sort, carried on prev/next and "Back to list".
         "list_query": request.GET.urlencode(),
         # The answer form under the open question.
-        "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode()),
+        "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links),
     }
     return render(request, "items/detail.html", context)
 
