@@ -11,14 +11,16 @@ import datetime as dt
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final, TypedDict
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any, Final, TypedDict
 
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Now
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.timesince import timesince, timeuntil
+from django.utils import numberformat, timezone
+from django.utils.formats import get_format
+from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
 from reviewapp import index, states
@@ -159,6 +161,56 @@ class RowDisplay(TypedDict):
     held_by: str  # "You are answering", "anna is answering", or ""
 
 
+class AmountFormat:
+    """Totals exactly as ``floatformat:"2g"`` prints them ("1 234,50" in Swedish).
+
+    The filter looks the language's separators up again for every number;
+    here they are looked up once a page.
+    """
+
+    _CENT: Final = Decimal("0.01")
+
+    def __init__(self) -> None:
+        self.decimal_separator = get_format("DECIMAL_SEPARATOR")
+        self.thousand_separator = get_format("THOUSAND_SEPARATOR")
+        self.grouping = get_format("NUMBER_GROUPING")
+
+    def __call__(self, value: float | int) -> str:
+        try:
+            # The filter's own rounding: the shortest repr, half up.
+            rounded = Decimal(repr(value)).quantize(self._CENT, ROUND_HALF_UP)
+        except InvalidOperation:  # more digits than a Decimal holds: the filter knows what to do
+            return str(floatformat(value, "2g"))
+        return numberformat.format(
+            rounded,
+            self.decimal_separator,
+            decimal_pos=2,
+            grouping=self.grouping,
+            thousand_sep=self.thousand_separator,
+            force_grouping=True,
+        )
+
+
+class _UnitText:
+    """One of timesince's units ("%(num)d day"/"%(num)d days"), translated once per count."""
+
+    def __init__(self, lazy: Any) -> None:
+        self.lazy = lazy
+        self.by_count: dict[int, str] = {}
+
+    def __mod__(self, params: dict[str, int]) -> str:
+        count = params["num"]
+        text = self.by_count.get(count)
+        if text is None:
+            text = self.by_count[count] = str(self.lazy % params)
+        return text
+
+
+def page_time_strings() -> dict[str, _UnitText]:
+    """Django's ``timesince`` strings for one page: each "3 days" is translated once, not once a row."""
+    return {unit: _UnitText(text) for unit, text in TIME_STRINGS.items()}
+
+
 def _local_minute(moment: dt.datetime) -> str:
     # The template's date:"Y-m-d H:i", without the format machinery per row.
     return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
@@ -178,6 +230,8 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
     owner_texts = {"app": str(_("The app owns it")), "whatsapp": str(_("WhatsApp owns it"))}
     window_closed = str(_("window closed"))
     you = str(_("You are answering"))
+    amount = AmountFormat()
+    units = page_time_strings()
     # reverse() once: each row's URL differs only by the id in it.
     prefix, _placeholder, suffix = reverse("item_detail", args=[_NO_ID]).partition(str(_NO_ID))
     suffix += "?" + link_query if link_query else ""
@@ -189,7 +243,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
         window = ""
         if question is not None and question.time_left is not None:
             if question.time_left and question.window_ends_at is not None:
-                window = _("%(left)s left") % {"left": timeuntil(question.window_ends_at, now)}
+                window = _("%(left)s left") % {"left": timeuntil(question.window_ends_at, now, time_strings=units)}
             else:
                 window = window_closed
         waiting_since = row.waiting_since
@@ -205,14 +259,14 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 short_id=item_id[:8],
                 company=item.company_name,
                 supplier="—" if item.supplier_name is None else item.supplier_name,
-                total="—" if item.total is None else f"{floatformat(item.total, '2g')} {item.currency}",
+                total="—" if item.total is None else f"{amount(item.total)} {item.currency}",
                 badges=[(key, state_labels[key]) for key in row.states],
                 question_type="" if question is None else type_labels.get(question.type or "", unknown_type),
                 question_owner="" if question is None else question.owner,
                 question_owner_text="" if question is None else owner_texts[question.owner],
                 question_window=window,
-                waiting_iso="" if waiting_since is None else local_time(waiting_since).isoformat(),
-                waiting="" if waiting_since is None else timesince(waiting_since, now),
+                waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
+                waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
             )
         )
