@@ -48,10 +48,12 @@ SAVE_GOLDEN: Final = "reviewapp.add_goldencase"
 
 def role_labels(user: object) -> list[str]:
     """The user's roles as the header shows them ("Bokförare", "Support")."""
-    groups = getattr(user, "groups", None)
-    if groups is None:
-        return []
-    return sorted(str(ROLE_LABELS[g.name]) for g in groups.all() if g.name in ROLE_LABELS)
+    # Loaded with the user by reviewapp.auth_backend on every request.
+    names = getattr(user, "group_names", None)
+    if names is None:
+        groups = getattr(user, "groups", None)
+        names = [] if groups is None else [g.name for g in groups.all()]
+    return sorted(str(ROLE_LABELS[name]) for name in names if name in ROLE_LABELS)
 
 
 def ensure_roles(apps: Any) -> None:

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, Final, TypedDict
+from typing import Any, Final, TypedDict, cast
 
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Now
@@ -206,9 +206,10 @@ class _UnitText:
         return text
 
 
-def page_time_strings() -> dict[str, _UnitText]:
+def page_time_strings() -> dict[str, str]:
     """Django's ``timesince`` strings for one page: each "3 days" is translated once, not once a row."""
-    return {unit: _UnitText(text) for unit, text in TIME_STRINGS.items()}
+    # timesince only applies ``%`` to them, which _UnitText answers from its memo.
+    return {unit: cast(str, _UnitText(text)) for unit, text in TIME_STRINGS.items()}
 
 
 def _local_minute(moment: dt.datetime) -> str:
