@@ -39,7 +39,13 @@ _TABLE: Final = Reservation._meta.db_table
 # One statement decides the holder: a new row, or a takeover of this user's
 # own or an expired one. A row another transaction holds uncommitted makes
 # this wait for it, so two people reserving at once get exactly one holder.
+# The same round trip sweeps other items' long-expired rows (never this
+# item's: one statement must not both delete and update a row).
 _TAKE: Final = f"""
+    WITH swept AS (
+        DELETE FROM {_TABLE}
+        WHERE expires_at < statement_timestamp() - make_interval(secs => %s) AND item_id <> %s
+    )
     INSERT INTO {_TABLE} AS r (item_id, user_id, expires_at)
     VALUES (%s, %s, statement_timestamp() + make_interval(secs => %s))
     ON CONFLICT (item_id) DO UPDATE SET user_id = EXCLUDED.user_id, expires_at = EXCLUDED.expires_at
@@ -47,7 +53,6 @@ _TAKE: Final = f"""
     RETURNING r.user_id
 """  # noqa: S608 - the table name is ours
 _HOLDER: Final = f"SELECT user_id FROM {_TABLE} WHERE item_id = %s AND expires_at > statement_timestamp()"  # noqa: S608
-_SWEEP: Final = f"DELETE FROM {_TABLE} WHERE expires_at < statement_timestamp() - make_interval(secs => %s)"  # noqa: S608
 
 
 def reserve(item_id: uuid.UUID | str, user: AbstractBaseUser, minutes: float = DEFAULT_MINUTES) -> AbstractBaseUser:
@@ -61,11 +66,10 @@ def reserve(item_id: uuid.UUID | str, user: AbstractBaseUser, minutes: float = D
     """
     item_id = uuid.UUID(str(item_id))
     with connection.cursor() as cursor:
-        cursor.execute(_SWEEP, [SWEEP_AFTER.total_seconds()])
         # The loop only repeats when the holder let go between our two
         # statements (released, or expired that very moment).
         for _attempt in range(5):
-            cursor.execute(_TAKE, [item_id, user.pk, minutes * 60])
+            cursor.execute(_TAKE, [SWEEP_AFTER.total_seconds(), item_id, item_id, user.pk, minutes * 60])
             if cursor.fetchone() is not None:
                 return user
             cursor.execute(_HOLDER, [item_id])

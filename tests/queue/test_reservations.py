@@ -212,3 +212,23 @@ def test_a_reservation_not_yet_committed_makes_the_other_wait_and_then_lose():
     assert outcome["bea"] == anna.pk
     assert outcome["bea_waited"] >= 0.3  # type: ignore[operator]
     assert Reservation.objects.get(item_id=item_id).user_id == anna.pk
+
+
+@pytest.mark.django_db
+def test_reserving_sweeps_other_items_reservations_an_hour_past_expiry_but_not_recent_ones(anna, bea):
+    stale, recent, mine = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    queue.reserve(stale, bea)
+    queue.reserve(recent, bea)
+    Reservation.objects.filter(item_id=stale).update(expires_at=timezone.now() - dt.timedelta(hours=2))
+    Reservation.objects.filter(item_id=recent).update(expires_at=timezone.now() - dt.timedelta(minutes=10))
+    assert queue.reserve(mine, anna).pk == anna.pk
+    assert set(Reservation.objects.values_list("item_id", flat=True)) == {recent, mine}
+
+
+@pytest.mark.django_db
+def test_an_item_whose_own_reservation_is_long_expired_is_taken_over_not_lost(anna, bea):
+    item_id = uuid.uuid4()
+    queue.reserve(item_id, bea)
+    Reservation.objects.filter(item_id=item_id).update(expires_at=timezone.now() - dt.timedelta(hours=2))
+    assert queue.reserve(item_id, anna).pk == anna.pk
+    assert Reservation.objects.get(item_id=item_id).user_id == anna.pk
