@@ -46,6 +46,10 @@ SORTS: Final[dict[str, tuple[SortKey, ...]]] = {
     SORT_QUEUE: (SortKey("moved_to_app_at", nullable=True), SortKey("id")),
 }
 
+# The columns that place a row in every order: all previous/next needs to read
+# (the row's summary and search text run to thousands of characters).
+POSITION_FIELDS: Final = tuple(sorted({key.field for keys in SORTS.values() for key in keys}))
+
 
 def ordered(items: QuerySet[IndexedItem], sort: str) -> QuerySet[IndexedItem]:
     return items.order_by(*(key.order_by() for key in SORTS[sort]))
@@ -136,7 +140,7 @@ def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedI
     model, so the position must come from there too. Callers holding the live
     row fetch it by primary key::
 
-        indexed = IndexedItem.objects.filter(pk=live_item.pk).first()
+        indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=live_item.pk).first()
         previous, following = neighbours(indexed, request.GET, request.user) if indexed else (None, None)
 
     (``None`` means the item has not been indexed yet: ``index.index_items``
@@ -144,6 +148,7 @@ def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedI
 
     ``query`` is the list's query string as the item page received it;
     invalid parameters fall back to the defaults, ``page`` is ignored. The
+    neighbours come with their ``POSITION_FIELDS`` only. The
     position is read from ``item`` as passed in (its ``created_at`` and
     ``open_question_asked_at``), and ``item`` need not match the filter any
     more: called with the row as it was listed, just before answering its
@@ -152,7 +157,7 @@ def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedI
     may not see are never a neighbour.
     """
     list_query = parse_list_query(query, user=user)
-    items = filtered_items(list_query)
+    items = filtered_items(list_query).only(*POSITION_FIELDS)
     keys = SORTS[list_query.sort]
     previous = _first_after(items.exclude(pk=item.pk), [key.reversed() for key in keys], item)
     return previous, following(items, list_query, item)

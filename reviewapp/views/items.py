@@ -30,7 +30,7 @@ from reviewapp.answers.panel import answer_panel
 from reviewapp.api_auth import api_view
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
-from reviewapp.inbox.sorting import neighbours
+from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
 from reviewapp.items.describe import describe_item, document_kind, item_json, page_queryset
 from reviewapp.items.history import HISTORY_LIMIT
 from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
@@ -70,7 +70,7 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
-    indexed = IndexedItem.objects.filter(pk=item.pk).first()
+    indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
     prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
     view = describe_item(item, full_conversation=_may(request, FULL_PERMISSION), user=request.user)
     context: dict[str, Any] = {
