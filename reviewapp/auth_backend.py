@@ -3,46 +3,64 @@
 Each page checks a permission and shows the user's roles in its header. With
 Django's backend that is three queries a request after the user's own
 (groups, the user's permissions, the groups' permissions); here the user row
-comes with its group names and both permission sets in one query.
+comes with its group names and both permission sets in one statement.
+
+Plain SQL, written once: the same query through the ORM (three ``ArrayAgg``
+over joins) cost 7 ms of Python a request to compile, against 1.5 ms for
+Django's own user query.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import User
-from django.contrib.postgres.aggregates import ArrayAgg
-from django.db.models import Q, Value
-from django.db.models.functions import Concat
+from django.contrib.auth.models import Group, Permission, User
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError
+from django.db import connections, router
 
-
-def _permission_names(prefix: str) -> ArrayAgg:
-    """``app_label.codename`` of the permissions behind ``prefix`` (``user_permissions`` or ``groups__permissions``)."""
-    return ArrayAgg(
-        Concat(f"{prefix}__content_type__app_label", Value("."), f"{prefix}__codename"),
-        distinct=True,
-        filter=Q(**{f"{prefix}__isnull": False}),
-        default=Value([]),
-    )
+_USER_GROUPS: Final = User.groups.through._meta.db_table
+_USER_PERMISSIONS: Final = User.user_permissions.through._meta.db_table
+_GROUP_PERMISSIONS: Final = Group.permissions.through._meta.db_table
+_PERMISSION_NAME: Final = "ct.app_label || '.' || p.codename"
+_PERMISSIONS_OF: Final = (
+    f"JOIN {Permission._meta.db_table} p ON p.id = {{link}}.permission_id "
+    f"JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id"
+)
+_USER_FIELDS: Final = [field.attname for field in User._meta.concrete_fields]
+_USER_WITH_ROLES: Final = f"""
+    SELECT {", ".join(f'u."{name}"' for name in _USER_FIELDS)},
+      ARRAY(SELECT g.name FROM {_USER_GROUPS} ug JOIN {Group._meta.db_table} g ON g.id = ug.group_id
+            WHERE ug.user_id = u.id) AS group_names,
+      ARRAY(SELECT {_PERMISSION_NAME} FROM {_USER_PERMISSIONS} up {_PERMISSIONS_OF.format(link="up")}
+            WHERE up.user_id = u.id) AS own_permissions,
+      ARRAY(SELECT {_PERMISSION_NAME} FROM {_USER_GROUPS} ug JOIN {_GROUP_PERMISSIONS} gp ON gp.group_id = ug.group_id
+            {_PERMISSIONS_OF.format(link="gp")} WHERE ug.user_id = u.id) AS group_permissions
+    FROM {User._meta.db_table} u WHERE u.id = %s
+"""  # noqa: S608 - table names from the models, the id a parameter
 
 
 class UserWithRolesBackend(ModelBackend):
     def get_user(self, user_id: Any) -> User | None:  # type: ignore[override]
-        user = (
-            User._default_manager.filter(pk=user_id)
-            .annotate(
-                group_names=ArrayAgg("groups__name", distinct=True, filter=Q(groups__isnull=False), default=Value([])),
-                own_permissions=_permission_names("user_permissions"),
-                group_permissions=_permission_names("groups__permissions"),
-            )
-            .first()
-        )
-        if user is None or not self.user_can_authenticate(user):
+        try:
+            pk = User._meta.pk.to_python(user_id)  # type: ignore[union-attr]
+        except ValidationError:  # a session holding an id of another shape is no user
+            return None
+        alias = router.db_for_read(User)
+        with connections[alias].cursor() as cursor:
+            cursor.execute(_USER_WITH_ROLES, [pk])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        count = len(_USER_FIELDS)
+        user = User.from_db(alias, _USER_FIELDS, row[:count])
+        user.group_names, own_permissions, group_permissions = row[count:]  # type: ignore[attr-defined]
+        if not self.user_can_authenticate(user):
             return None
         # ModelBackend's own caches, filled as it would fill them. A superuser
         # has every permission without them (ModelBackend asks for all).
         if user.is_active and not user.is_superuser:
-            user._user_perm_cache = set(user.own_permissions)  # type: ignore[attr-defined]
-            user._group_perm_cache = set(user.group_permissions)  # type: ignore[attr-defined]
+            user._user_perm_cache = set(own_permissions)  # type: ignore[attr-defined]
+            user._group_perm_cache = set(group_permissions)  # type: ignore[attr-defined]
         return user
