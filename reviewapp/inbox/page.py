@@ -20,6 +20,7 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils import numberformat, timezone
 from django.utils.formats import get_format
+from django.utils.html import conditional_escape
 from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
@@ -159,6 +160,7 @@ class RowDisplay(TypedDict):
     waiting_iso: str
     waiting: str  # how long the question has waited in the app, or ""
     held_by: str  # "You are answering", "anna is answering", or ""
+    row_class: str  # "inbox-row", with " is-held" while someone is answering it
 
 
 class AmountFormat:
@@ -181,6 +183,11 @@ class AmountFormat:
             rounded = Decimal(repr(value)).quantize(self._CENT, ROUND_HALF_UP)
         except InvalidOperation:  # more digits than a Decimal holds: the filter knows what to do
             return str(floatformat(value, "2g"))
+        if not rounded:
+            rounded = abs(rounded)  # -0.001 is "0,00", as the filter writes it, not "-0,00"
+        if self.grouping == 3:
+            # Groups of three, as Python's own format writes them; then the language's separators.
+            return f"{rounded:,.2f}".translate({ord(","): self.thousand_separator, ord("."): self.decimal_separator})
         return numberformat.format(
             rounded,
             self.decimal_separator,
@@ -221,25 +228,33 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
     """The page's rows, formatted for the active language and time zone.
 
     What is the same for every row (labels, the item URL's shape) is
-    translated or built once per page, not once per row. ``viewer_id`` tells
+    translated, escaped or built once per page, not once per row. ``viewer_id`` tells
     "You are answering" from "anna is answering"; ``link_query`` is the
     list's query string each row's link carries.
     """
-    state_labels = {key: str(label) for key, label in states.STATE_LABELS.items()}
-    type_labels = {key: str(label) for key, label in states.QUESTION_TYPE_LABELS.items()}
-    unknown_type = str(_("Unknown question type"))
-    owner_texts = {"app": str(_("The app owns it")), "whatsapp": str(_("WhatsApp owns it"))}
-    window_closed = str(_("window closed"))
-    you = str(_("You are answering"))
+    # Escaped here once (SafeString): the template would escape them again on every row.
+    state_labels = {key: conditional_escape(str(label)) for key, label in states.STATE_LABELS.items()}
+    type_labels = {key: conditional_escape(str(label)) for key, label in states.QUESTION_TYPE_LABELS.items()}
+    unknown_type = conditional_escape(_("Unknown question type"))
+    owner_texts = {
+        "app": conditional_escape(_("The app owns it")),
+        "whatsapp": conditional_escape(_("WhatsApp owns it")),
+    }
+    window_closed = conditional_escape(_("window closed"))
+    you = conditional_escape(_("You are answering"))
     amount = AmountFormat()
     units = page_time_strings()
+    zone = timezone.get_current_timezone()
     # reverse() once: each row's URL differs only by the id in it.
     prefix, _placeholder, suffix = reverse("item_detail", args=[_NO_ID]).partition(str(_NO_ID))
     suffix += "?" + link_query if link_query else ""
     shown = []
     for row in rows:
         item = row.item
-        received = local_time(item.created_at)
+        try:
+            received = item.created_at.astimezone(zone)
+        except OverflowError:  # past year 9999 here: shown in UTC (local_time's rule)
+            received = local_time(item.created_at)
         question = row.open_question
         window = ""
         if question is not None and question.time_left is not None:
@@ -269,6 +284,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
+                row_class="inbox-row is-held" if held_by else "inbox-row",
             )
         )
     return shown

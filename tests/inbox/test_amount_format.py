@@ -20,7 +20,8 @@ amounts = st.one_of(
 )
 
 
-@pytest.mark.parametrize("language", ["sv", "en"])
+# sv and en are the app's; de swaps the separators, zh-hans groups by four (Django's own formatting path).
+@pytest.mark.parametrize("language", ["sv", "en", "de", "zh-hans"])
 @given(value=amounts)
 def test_a_total_reads_as_the_floatformat_filter_writes_it(language: str, value: float) -> None:
     with translation.override(language):
@@ -32,3 +33,5 @@ def test_swedish_groups_thousands_with_a_space_and_writes_a_decimal_comma() -> N
         assert AmountFormat()(1234.5) == "1\xa0234,50"
         assert AmountFormat()(0.125) == "0,13"
         assert AmountFormat()(2.2250738585e-313) == "0,00"
+        assert AmountFormat()(-0.0) == "0,00"
+        assert AmountFormat()(-1234567.891) == "-1\xa0234\xa0567,89"
