@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -59,6 +60,25 @@ def read_jsonl(lines: Iterable[str]) -> Iterator[CaseRecord]:
             raise InvalidCaseFile(f"line {number}: name {name!r} already used on line {seen[name]}")
         seen[name] = number
         yield CaseRecord(name=name, input=record["input"], expected=expected, line=number)
+
+
+def read_case_file(path: str) -> list[CaseRecord]:
+    """The records of the golden file at ``path`` (``-``: standard input).
+
+    ``InvalidCaseFile`` says what is wrong, starting with the path: a file
+    that cannot be opened, is not UTF-8, or has a bad line.
+    """
+    try:
+        if path == "-":
+            return list(read_jsonl(sys.stdin))
+        with open(path, encoding="utf-8") as handle:
+            return list(read_jsonl(handle))
+    except OSError as exc:
+        raise InvalidCaseFile(f"{path}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InvalidCaseFile(f"{path}: not UTF-8 ({exc.reason})") from None
+    except InvalidCaseFile as exc:
+        raise InvalidCaseFile(f"{path}: {exc}") from None
 
 
 @dataclass

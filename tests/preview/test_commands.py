@@ -207,3 +207,12 @@ def test_create_api_token_prints_a_working_token_once_and_stores_its_hash(qa):
 def test_create_api_token_refuses_an_unknown_user(db):
     with pytest.raises(CommandError, match="No user named 'nobody'"):
         _run("create_api_token", "nobody")
+
+
+@pytest.mark.parametrize("command", ["golden_import", "golden_check"])
+def test_a_file_that_is_not_utf8_is_a_clear_error_naming_it(db, tmp_path, command):
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes('{"name": "Café", "input": {}, "expected": {}}\n'.encode("latin-1"))
+    arguments = [str(path)] if command == "golden_import" else ["--file", str(path)]
+    with pytest.raises(CommandError, match=rf"{path.name}: not UTF-8"):
+        _run(command, *arguments)

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.models import GoldenCase
 from reviewapp.previews.golden import CaseResult, check, check_all
-from reviewapp.previews.jsonl import InvalidCaseFile, read_jsonl
+from reviewapp.previews.jsonl import InvalidCaseFile, read_case_file
 
 
 class Command(BaseCommand):
@@ -55,12 +55,9 @@ class Command(BaseCommand):
         results: list[CaseResult] = []
         for path in files:
             try:
-                with open(path, encoding="utf-8") as handle:
-                    records = list(read_jsonl(handle))
-            except OSError as exc:
-                raise CommandError(f"{path}: {exc.strerror}") from None
+                records = read_case_file(path)
             except InvalidCaseFile as exc:
-                raise CommandError(f"{path}: {exc}") from None
+                raise CommandError(str(exc)) from None
             results.extend(
                 check(record.name, record.input, record.expected)
                 for record in records

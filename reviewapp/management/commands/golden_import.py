@@ -7,13 +7,12 @@ All or nothing: a bad line, or a name already stored with different content
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import DataError
 
-from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_jsonl
+from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_case_file
 
 
 class Command(BaseCommand):
@@ -26,19 +25,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        path = options["file"]
         try:
-            if path == "-":
-                records = list(read_jsonl(sys.stdin))
-            else:
-                with open(path, encoding="utf-8") as handle:
-                    records = list(read_jsonl(handle))
-        except OSError as exc:
-            raise CommandError(f"{path}: {exc.strerror}") from None
-        except UnicodeDecodeError as exc:
-            raise CommandError(f"{path}: not UTF-8 ({exc.reason})") from None
+            records = read_case_file(options["file"])
         except InvalidCaseFile as exc:
-            raise CommandError(f"{path}: {exc}") from None
+            raise CommandError(str(exc)) from None
         try:
             summary = import_cases(records, replace=options["replace"])
         except DataError as exc:  # PostgreSQL's jsonb refuses a lone UTF-16 surrogate

@@ -31,7 +31,7 @@ from reviewapp import demo, index, roles
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
-from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_jsonl
+from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_case_file
 from reviewapp.routers import BOOKKEEPING_DB
 
 BATCH = 2_000
@@ -215,10 +215,9 @@ class Command(BaseCommand):
         if GoldenCase.objects.exists() or not GOLDEN_FILE.exists():
             return
         try:
-            with GOLDEN_FILE.open(encoding="utf-8") as handle:
-                records = list(read_jsonl(handle))
-        except (OSError, UnicodeDecodeError, InvalidCaseFile) as error:
-            raise CommandError(f"{GOLDEN_FILE}: {error}") from None
+            records = read_case_file(str(GOLDEN_FILE))
+        except InvalidCaseFile as error:
+            raise CommandError(str(error)) from None
         summary = import_cases(records)
         self.stdout.write(f"Loaded {len(summary.created)} golden cases from {GOLDEN_FILE}.")
 
