@@ -17,8 +17,10 @@ then for each size in turn (the second adds to the first):
   superuser (whole middleware stack and template rendering, no network): the
   list, the list API, the item page and the preview page of a needs-answer
   item, and the Django admin's changelist of the read model for the same
-  filter; medians and 90th percentiles of ``--repeat`` runs after two warm-up
-  runs, and the SQL statements each request sends to each database;
+  filter; medians and 90th percentiles of ``--repeat`` rounds after two warm-up
+  rounds, each round taking every request in turn (so a slow phase of a
+  shared machine falls on all of them alike), and the SQL statements each
+  request sends to each database;
 - with ``--explain``, the EXPLAIN ANALYZE plan of every SELECT the filtered
   requests send to the read model (the review database), and of the item
   page's statements on both databases;
@@ -119,6 +121,25 @@ def _time(call: Callable[[], Any], repeat: int) -> list[float]:
         started = time.perf_counter()
         call()
         timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def _time_round_robin(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
+    """Milliseconds of each call, ``repeat`` rounds of all of them in turn.
+
+    On a shared machine speed comes and goes in phases of seconds; taking
+    the requests in turn puts each phase on all of them alike, so their
+    ratios hold even when the absolute figures wander.
+    """
+    for _ in range(2):  # warm caches and connections
+        for call in calls.values():
+            call()
+    timings: dict[str, list[float]] = {label: [] for label in calls}
+    for _ in range(repeat):
+        for label, call in calls.items():
+            started = time.perf_counter()
+            call()
+            timings[label].append((time.perf_counter() - started) * 1000)
     return timings
 
 
@@ -237,8 +258,10 @@ def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, 
     results: dict[str, Any] = {}
     plans: list[str] = []
     with override_settings(STORAGES=_plain_storages()):
+        paths = {label: template.format(item=item) for label, template in REQUESTS}
+        queries: dict[str, dict[str, list[dict[str, Any]]]] = {}
         for label, template in REQUESTS:
-            path = template.format(item=item)
+            path = paths[label]
             reset_queries()  # the logs are bounded deques: start them empty
             with (
                 CaptureQueriesContext(connections["default"]) as review,
@@ -247,18 +270,24 @@ def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, 
                 response = client.get(path)
             assert response.status_code == 200, (path, response.status_code)
             # Copy now: the next request clears the connections' query logs.
-            captured = {"default": list(review.captured_queries), "bookkeeping": list(bookkeeping.captured_queries)}
-            timings = _time(lambda path=path: client.get(path), repeat)  # type: ignore[misc]
-            results[label] = (
-                statistics.median(timings),
-                _p90(timings),
-                len(captured["default"]),
-                len(captured["bookkeeping"]),
-            )
+            queries[label] = {
+                "default": list(review.captured_queries),
+                "bookkeeping": list(bookkeeping.captured_queries),
+            }
             if explain and (template in EXPLAINED or template in EXPLAINED_EVERYWHERE):
                 everywhere = template in EXPLAINED_EVERYWHERE
                 for alias in ("default", "bookkeeping") if everywhere else ("default",):
-                    plans += _plans(label, path, alias, captured[alias], everywhere)
+                    plans += _plans(label, path, alias, queries[label][alias], everywhere)
+        timings = _time_round_robin(
+            {label: (lambda path=path: client.get(path)) for label, path in paths.items()}, repeat
+        )
+        for label, _template in REQUESTS:
+            results[label] = (
+                statistics.median(timings[label]),
+                _p90(timings[label]),
+                len(queries[label]["default"]),
+                len(queries[label]["bookkeeping"]),
+            )
         counts = _time(lambda: facet_counts(ListQuery()), repeat)
         results["facet counts, unfiltered"] = (statistics.median(counts), _p90(counts), 1, 0)
         counts = _time(lambda: facet_counts(ListQuery(states=("needs_answer",))), repeat)
