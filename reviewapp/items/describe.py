@@ -6,11 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
 import clarifications
 from reviewapp import states
-from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
@@ -55,8 +55,12 @@ def _dict(value: object) -> dict[str, Any]:
 
 
 def page_queryset() -> QuerySet[InboxItem]:
-    """The live rows with what the page shows beside them: the company and the document."""
-    return InboxItem.objects.select_related("company", "document")
+    """The live rows with what the page shows beside them: the company, the document and the photo's wamid."""
+    return InboxItem.objects.select_related("company", "document").annotate(
+        photo_message_wamid=Subquery(
+            WhatsappMessage.objects.filter(pk=OuterRef("whatsapp_message_id")).values("wamid")[:1]
+        )
+    )
 
 
 def document_id_of(item: InboxItem) -> str | None:

@@ -197,8 +197,13 @@ def item_transcript(item: InboxItem, *, full: bool, now: dt.datetime | None = No
 
 
 def photo_wamid(item: InboxItem) -> str | None:
-    """The WhatsApp id (``wamid``) of the photo message the item was made from, if there is one."""
+    """The WhatsApp id (``wamid``) of the photo message the item was made from, if there is one.
+
+    Read with the item when it came through ``items.describe.page_queryset``.
+    """
     if item.whatsapp_message_id is None:
         return None
+    if hasattr(item, "photo_message_wamid"):
+        return _text(item.photo_message_wamid)
     value = WhatsappMessage.objects.filter(pk=item.whatsapp_message_id).values_list("wamid", flat=True).first()
     return _text(value)

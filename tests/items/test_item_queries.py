@@ -54,7 +54,8 @@ def test_the_page_needs_the_same_few_queries_however_long_the_history(request, c
     _queries_for(client, quiet)  # warm per-process caches (content types, permissions)
 
     assert _queries_for(client, busy) == _queries_for(client, quiet)
-    # Session, user, permissions, the live row, the read model and neighbours,
-    # both logs, the conversation, the photo's wamid, the linked items and
-    # the answer panel's own look-ups.
-    assert _queries_for(client, busy) <= 18
+    # Session; the user with roles and permissions; the live row with its
+    # photo's wamid; the read model's row and its two neighbours; both logs;
+    # the conversation; the linked items; the answer panel's log and its
+    # reservation.
+    assert _queries_for(client, busy) <= 12
