@@ -217,7 +217,7 @@ def _identities(users: int) -> list[Identity]:
             )
         session = SessionStore()
         session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]  # as login() records it
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.create()
         cookie = f"{settings.SESSION_COOKIE_NAME}={session.session_key}"
