@@ -149,8 +149,8 @@ class RowDisplay(TypedDict):
     Every value is a ``SafeString``: the text that can hold anybody's words
     (company, supplier, currency, a holder's name) is escaped here, labels and
     the link's query string once a page, and the rest is written in
-    characters HTML gives no meaning to (digits, ISO times, hex ids). Escaping
-    a thousand values a page again in the template was most of its cost.
+    characters HTML gives no meaning to (digits, ISO times, hex ids), so the
+    template does not escape each of them again on every row.
     """
 
     url: str  # the item page, with the list's query string
@@ -208,7 +208,7 @@ class AmountFormat:
 
 @functools.lru_cache(maxsize=4096)
 def _unit_text(language: str | None, unit: str, count: int) -> str:
-    """ "3 days" in ``language``: each unit and count is translated once a process, not once a row."""
+    """The words for ``count`` of ``unit`` in ``language`` ("3 days"): translated once a process, not once a row."""
     with translation.override(language):
         return str(TIME_STRINGS[unit] % {"num": count})
 
