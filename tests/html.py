@@ -118,6 +118,10 @@ class Page:
             raise KeyError(element_id)
         return element.text
 
+    def words(self, element_id: str) -> str:
+        """The element's text with each run of whitespace one space: what a reader sees, line breaks aside."""
+        return " ".join(self.text(element_id).split())
+
     def texts(self, *, id: str | None = None, cls: str | None = None) -> list[str]:
         """The text of every element with this id, or with this class."""
         if id is not None:

@@ -241,7 +241,7 @@ def test_an_item_page_without_a_form_to_fill_in_takes_no_focus(bookkeeper_client
 
 def test_the_page_lists_the_keys_for_saving_denying_and_going_back(bookkeeper_client):
     page = Page(bookkeeper_client.get(item_url(moved_item("representation"))).content.decode())
-    keys = " ".join(page.text("answer-keys").split())
+    keys = page.words("answer-keys")
     assert "Ctrl+Enter Save" in keys
     assert "Alt+D Not representation (asks first" in keys
     assert "Esc Leave the field; pressed again, back to the list" in keys
@@ -251,7 +251,7 @@ def test_the_page_lists_the_keys_for_saving_denying_and_going_back(bookkeeper_cl
 
 def test_the_resend_keys_name_each_choice(bookkeeper_client):
     page = Page(bookkeeper_client.get(item_url(moved_item("resend"))).content.decode())
-    keys = " ".join(page.text("answer-keys").split())
+    keys = page.words("answer-keys")
     assert "Alt+1 The current document is readable after all" in keys
     assert "Alt+2 A newer item of this company replaces it" in keys
     assert "Alt+3 Upload a sharper file (JPEG, PNG or PDF)" in keys

@@ -20,11 +20,12 @@ def pending(status: str, *, type_: str = "context", asked_at: str = "2026-11-01T
     return {"channel": "whatsapp", "pending_question": {"type": type_, "asked_at": asked_at, "status": status}}
 
 
-def denial() -> dict[str, Any]:
-    return {
-        "channel": "whatsapp",
-        "representation": {"participants": [], "purpose": None, "denied": True, "raw_answer": "nej"},
-    }
+def denial(raw_answer: str = "nej", *, answered_at: str | None = None) -> dict[str, Any]:
+    """A "this was not representation" answer, as the intake writes it."""
+    answer: dict[str, Any] = {"participants": [], "purpose": None, "denied": True, "raw_answer": raw_answer}
+    if answered_at is not None:
+        answer["answered_at"] = answered_at
+    return {"channel": "whatsapp", "representation": answer}
 
 
 def participants_only(*names: str) -> dict[str, Any]:

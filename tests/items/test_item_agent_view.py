@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from tests import factories
 from tests.html import page_of
+from tests.inbox.helpers import denial
 from tests.items.bookkeeping import (
     make_document,
 )
@@ -45,16 +46,7 @@ def test_the_notes_keep_the_humans_line_breaks(bookkeeper_client, company):
 def test_a_denial_explains_why_the_verifikat_gets_nothing(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "representation": {
-                "participants": [],
-                "purpose": None,
-                "raw_answer": "nej, bara jag",
-                "answered_at": "2026-08-01T10:00:00Z",
-                "denied": True,
-            },
-        },
+        channel_context=denial("nej, bara jag", answered_at="2026-08-01T10:00:00Z"),
     )
 
     page = page_of(bookkeeper_client.get(url(item)))

@@ -144,7 +144,7 @@ def test_a_huge_company_and_file_name_are_cut_where_they_stand(bookkeeper_client
     assert data["company"]["truncated"] == {"name": len("Bolag ") + 100_000}
     assert data["document"]["file_name"] == ("kvitto " + "k" * 100_000)[:cap]
     assert data["document"]["truncated"] == {"file_name": len("kvitto ") + 100_000 + len(".png")}
-    facts = " ".join(page_of(response).text("document-facts").split())
+    facts = page_of(response).words("document-facts")
     assert f"(cut: the first {cap} of {len('kvitto ') + 100_004} characters are shown)" in facts
 
 
@@ -169,7 +169,7 @@ def test_an_agent_view_past_its_cap_says_so_and_support_can_download_the_whole(s
     shown = page_of(page(support_client, item))
 
     assert len(shown.text("agent-view-text")) <= rendering_caps.AGENT_VIEW_MAX_CHARS + 10
-    warning = " ".join(shown.text("agent-view-cut").split())
+    warning = shown.words("agent-view-cut")
     told = len("  • invoice_inbox: ") < len(shown.text("agent-view-text"))
     assert told
     assert warning.startswith("The agent is told ")
@@ -236,7 +236,7 @@ def test_ten_thousand_participants_show_the_first_hundred_and_say_how_many_there
 
     assert len(response.content) < MB
     assert len(api(bookkeeper_client, item).content) < MB
-    human = " ".join(page_of(response).text("human-said").split())
+    human = page_of(response).words("human-said")
     assert "Gäst 99 " in human
     assert "Gäst 100 " not in human
     assert "(cut: the first 100 of 10000 are shown)" in human

@@ -89,7 +89,7 @@ def test_a_document_of_another_type_is_only_linked_for_download(bookkeeper_clien
 def test_the_page_shows_the_documents_id_and_file_name(bookkeeper_client, company):
     item = item_with_document(company, PNG, file_name="IMG_2041.png")
 
-    facts = " ".join(page_of(bookkeeper_client.get(url(item))).text("document-facts").split())
+    facts = page_of(bookkeeper_client.get(url(item))).words("document-facts")
 
     assert facts == f"{item.document_id} IMG_2041.png"
 
@@ -114,7 +114,7 @@ def test_a_booked_item_says_an_answer_can_no_longer_reach_the_verifikat(bookkeep
 
     page = page_of(bookkeeper_client.get(url(item)))
 
-    notice = " ".join(page.text("booked").split())
+    notice = page.words("booked")
     assert "This item is booked" in notice
     assert "an answer can no longer reach the verifikat" in notice
 

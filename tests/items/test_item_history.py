@@ -201,7 +201,7 @@ def test_an_app_answer_shows_what_it_changed_and_the_agent_lines_before_and_afte
         payload={"before": before, "after": after, "answer": "pärmar"},
     )
 
-    history = " ".join(page_of(bookkeeper_client.get(url(item))).text("history").split())
+    history = page_of(bookkeeper_client.get(url(item))).words("history")
 
     assert "user_note (added), context_answer (added), pending_question (changed)" in history
     assert (
@@ -229,7 +229,7 @@ def test_an_actor_that_is_not_an_object_does_not_break_the_history(bookkeeper_cl
     response = bookkeeper_client.get(url(item))
 
     assert response.status_code == 200
-    assert "The chat gave up · by ? · accounted's log" in " ".join(page_of(response).text("history").split())
+    assert "The chat gave up · by ? · accounted's log" in page_of(response).words("history")
 
 
 def test_an_item_without_events_says_so(bookkeeper_client, company):

@@ -6,6 +6,7 @@ import pytest
 
 from tests import factories
 from tests.html import page_of
+from tests.inbox.helpers import denial
 from tests.items.page import url
 
 # --- What the human said ---------------------------------------------------------
@@ -14,19 +15,10 @@ from tests.items.page import url
 def test_the_human_said_section_shows_the_denial_with_the_raw_answer_and_time(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "representation": {
-                "participants": [],
-                "purpose": None,
-                "raw_answer": "nej, bara jag",
-                "answered_at": "2026-08-01T10:00:00Z",
-                "denied": True,
-            },
-        },
+        channel_context=denial("nej, bara jag", answered_at="2026-08-01T10:00:00Z"),
     )
 
-    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+    said = page_of(bookkeeper_client.get(url(item))).words("human-said")
 
     assert "Not representation: nej, bara jag (answered 2026-08-01 12:00)" in said
 
@@ -45,7 +37,7 @@ def test_the_human_said_section_shows_participants_purpose_and_date(bookkeeper_c
         },
     )
 
-    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+    said = page_of(bookkeeper_client.get(url(item))).words("human-said")
 
     assert "Anna Berg (Volvo Cars)" in said
     assert "Jakob W" in said
@@ -66,7 +58,7 @@ def test_the_note_is_shown_beside_the_persons_own_words(bookkeeper_client, compa
 
     page = page_of(bookkeeper_client.get(url(item)))
 
-    said = " ".join(page.text("human-said").split())
+    said = page.words("human-said")
     assert "Note Skrivarbläck" in said
     assert "Their own words bläck till skrivaren typ answered 2026-08-02 10:00" in said
 
@@ -75,7 +67,7 @@ def test_the_caption_is_marked_as_never_shown_to_the_agent(bookkeeper_client, co
     ctx = {"channel": "whatsapp", "user_note": "lunch", "caption": "bild"}
     item = factories.make_item(company, channel_context=ctx)
 
-    said = " ".join(page_of(bookkeeper_client.get(url(item))).text("human-said").split())
+    said = page_of(bookkeeper_client.get(url(item))).words("human-said")
 
     assert "Photo caption never shown to the agent bild" in said
 

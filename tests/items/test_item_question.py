@@ -5,6 +5,7 @@ from __future__ import annotations
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.html import page_of
+from tests.inbox.helpers import pending
 from tests.items.bookkeeping import (
     accounted_event,
 )
@@ -16,15 +17,12 @@ from tests.items.page import ASKED_AT, CRON, url
 def test_an_open_question_is_owned_by_the_chat_until_48_hours_after_it_was_asked(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "open"},
-        },
+        channel_context=pending("open", type_="context", asked_at=ASKED_AT),
     )
 
     page = page_of(bookkeeper_client.get(url(item)))
 
-    panel = " ".join(page.text("open-question").split())
+    panel = page.words("open-question")
     assert "What the purchase was for" in panel
     assert "Asked in WhatsApp at 2026-08-01 11:00; the chat keeps it until 2026-08-03 11:00." in panel
 
@@ -32,16 +30,13 @@ def test_an_open_question_is_owned_by_the_chat_until_48_hours_after_it_was_asked
 def test_a_moved_question_says_when_the_chat_gave_up_from_the_expiry_event(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "pending_question": {"type": "representation", "asked_at": ASKED_AT, "status": "moved_to_app"},
-        },
+        channel_context=pending("moved_to_app", type_="representation", asked_at=ASKED_AT),
     )
     accounted_event(item, ClarificationEvent.ASKED, ASKED_AT)
     # accounted's expiry cron ran a little late: its own record wins over asked_at + 48 h.
     accounted_event(item, ClarificationEvent.EXPIRED, "2026-08-03T09:30:00Z", actor=CRON)
 
-    panel = " ".join(page_of(bookkeeper_client.get(url(item))).text("open-question").split())
+    panel = page_of(bookkeeper_client.get(url(item))).words("open-question")
 
     assert "Who attended and why (representation)" in panel
     assert "The chat (WhatsApp) gave up at 2026-08-03 11:30; the app owns it." in panel
@@ -50,13 +45,10 @@ def test_a_moved_question_says_when_the_chat_gave_up_from_the_expiry_event(bookk
 def test_a_moved_question_without_an_expiry_event_gave_up_48_hours_after_asking(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "pending_question": {"type": "resend", "asked_at": "2026-12-01T09:00:00Z", "status": "moved_to_app"},
-        },
+        channel_context=pending("moved_to_app", type_="resend", asked_at="2026-12-01T09:00:00Z"),
     )
 
-    panel = " ".join(page_of(bookkeeper_client.get(url(item))).text("open-question").split())
+    panel = page_of(bookkeeper_client.get(url(item))).words("open-question")
 
     assert "A sharper photo of the receipt" in panel
     # Winter time: UTC+1.
@@ -66,10 +58,7 @@ def test_a_moved_question_without_an_expiry_event_gave_up_48_hours_after_asking(
 def test_the_open_question_panel_names_the_prompt_line(bookkeeper_client, company):
     item = factories.make_item(
         company,
-        channel_context={
-            "channel": "whatsapp",
-            "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "moved_to_app"},
-        },
+        channel_context=pending("moved_to_app", type_="context", asked_at=ASKED_AT),
     )
 
     panel = page_of(bookkeeper_client.get(url(item))).text("open-question")

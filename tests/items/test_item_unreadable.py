@@ -38,7 +38,7 @@ def test_a_context_nested_too_deep_gets_its_own_page_with_the_reason_and_size(su
 
     assert response.status_code == 200
     page = page_of(response)
-    unreadable = " ".join(page.text("unreadable").split())
+    unreadable = page.words("unreadable")
     assert "channel_context: nested too deep to read" in unreadable
     assert "20000" in _digits(unreadable)  # the stored text: 10 000 "[" and 10 000 "]"
     assert "<h1>Giftig AB</h1>" in response.content.decode()
@@ -63,7 +63,7 @@ def test_a_huge_number_in_extracted_data_gets_its_own_page(bookkeeper_client, co
 
     assert response.status_code == 200
     page = page_of(response)
-    unreadable = " ".join(page.text("unreadable").split())
+    unreadable = page.words("unreadable")
     assert "extracted_data:" in unreadable
     assert "4300 digits" in unreadable
     # Without the extracted data, what the agent is told cannot be known.
@@ -139,7 +139,7 @@ def test_the_document_of_an_unreadable_row_is_still_shown_and_served(bookkeeper_
     page = page_of(bookkeeper_client.get(url(item_id)))
     response = bookkeeper_client.get(reverse("item_document", args=[item_id]))
 
-    assert " ".join(page.text("document-facts").split()) == f"{document.pk} kvitto.png"
+    assert page.words("document-facts") == f"{document.pk} kvitto.png"
     assert response.status_code == 200
     assert b"".join(response.streaming_content) == PNG
 
