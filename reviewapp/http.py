@@ -2,8 +2,8 @@
 
 ``render_htmx`` decides, in one place, what a page answers an htmx request:
 
-- the partial htmx swaps (``template#partial``, a ``{% partialdef %}`` of the
-  page's own template) instead of the whole page;
+- the part htmx swaps (a ``{% block %}`` of the page's own template,
+  rendered alone) instead of the whole page;
 - always with status 200: htmx 2 swaps no 4xx or 5xx, so a refusal (an
   invalid form, a conflict) must arrive as 200 to be shown at all; the page
   without htmx keeps its real status (409, 413, …);
@@ -23,6 +23,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django_htmx.middleware import HtmxDetails
+
+from reviewapp.jinja import render_block
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -47,11 +49,11 @@ def render_htmx(
     status: int = 200,
     url: str | None = None,
 ) -> HttpResponse:
-    """The page ``template`` with ``status``; for htmx, its ``partial`` with 200 (and ``url`` pushed, if given)."""
+    """The page ``template`` with ``status``; for htmx, its block ``partial`` alone with 200 (and ``url`` pushed)."""
     # Back/forward without htmx's snapshot (``hx-history="false"``) asks for the whole page.
     if not request.htmx or request.htmx.history_restore_request:
         return render(request, template, context, status=status)
-    response = render(request, f"{template}#{partial}", context)
+    response = HttpResponse(render_block(template, partial, context, request))
     if url is not None:
         response = push_url(response, url)
     return response

@@ -98,21 +98,32 @@ MIDDLEWARE = [
 ROOT_URLCONF = "reviewapp.urls"
 WSGI_APPLICATION = "reviewapp.wsgi.application"
 
+_CONTEXT_PROCESSORS = [
+    "django.template.context_processors.request",
+    "django.template.context_processors.i18n",
+    "django.template.context_processors.csp",
+    "django.contrib.auth.context_processors.auth",
+    "django.contrib.messages.context_processors.messages",
+    "reviewapp.context_processors.user_roles",
+]
 TEMPLATES = [
+    # The app's pages (templates/): Jinja2, see reviewapp/jinja.py for why and what it offers.
+    {
+        "NAME": "jinja2",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {
+            "environment": "reviewapp.jinja.environment",
+            "context_processors": _CONTEXT_PROCESSORS,
+        },
+    },
+    # The admin's templates and Django's form widgets, from the installed apps.
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
-        "OPTIONS": {
-            "context_processors": [
-                "django.template.context_processors.request",
-                "django.template.context_processors.i18n",
-                "django.template.context_processors.csp",
-                "django.contrib.auth.context_processors.auth",
-                "django.contrib.messages.context_processors.messages",
-                "reviewapp.context_processors.user_roles",
-            ],
-        },
+        "OPTIONS": {"context_processors": _CONTEXT_PROCESSORS},
     },
 ]
 FORM_RENDERER = "django.forms.renderers.TemplatesSetting"

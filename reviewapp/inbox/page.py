@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Final, TypedDict, cast
+from typing import Final, cast
 
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.db.models.functions import Now
@@ -21,17 +21,15 @@ from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils import numberformat, timezone, translation
 from django.utils.formats import get_format
-from django.utils.html import conditional_escape
-from django.utils.safestring import SafeString
 from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
 from reviewapp import index, states
+from reviewapp.dates import local_time
 from reviewapp.inbox.counts import Counts, facet_counts
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
-from reviewapp.templatetags.dates import local_time
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
@@ -139,18 +137,13 @@ class Row:
         return self.item.moved_to_app_at if self.item.state_needs_answer else None
 
 
-class RowDisplay(TypedDict):
-    """A row as the page prints it: every value formatted once, in Python, and HTML-ready.
+@dataclass(frozen=True, slots=True)
+class RowDisplay:
+    """A row as the page prints it: every value formatted once, in Python.
 
-    The template only places these: per-row filters, tags and translations
-    cost more than the page's queries. A dict, because the
-    template language looks a key up before trying an attribute.
-
-    Every value is a ``SafeString``: the text that can hold anybody's words
-    (company, supplier, currency, a holder's name) is escaped here, labels and
-    the link's query string once a page, and the rest is written in
-    characters HTML gives no meaning to (digits, ISO times, hex ids), so the
-    template does not escape each of them again on every row.
+    The template only places these (per-row filters, tags and translations
+    once cost more than the page's queries) and escapes them as it prints
+    them, like any other value.
     """
 
     url: str  # the item page, with the list's query string
@@ -162,7 +155,7 @@ class RowDisplay(TypedDict):
     total: str  # "1 234,50 SEK" in the active language, or "—"
     badges: list[tuple[str, str]]  # (state key, label)
     question_type: str  # "" when there is no open question
-    question_owner: str  # "app" or "whatsapp"
+    question_owner: str  # "app" or "whatsapp", or ""
     question_owner_text: str
     question_window: str  # what is left of the chat's window, "window closed", or ""
     waiting_iso: str
@@ -239,30 +232,24 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
     """The page's rows, formatted for the active language and time zone.
 
     What is the same for every row (labels, the item URL's shape) is
-    translated, escaped or built once per page, not once per row. ``viewer_id`` tells
+    translated or built once per page, not once per row. ``viewer_id`` tells
     "You are answering" from "anna is answering"; ``link_query`` is the
     list's query string each row's link carries.
     """
-    # Escaped once a page; RowDisplay's note says what else is escaped where.
-    state_labels = {key: conditional_escape(str(label)) for key, label in states.STATE_LABELS.items()}
-    type_labels = {key: conditional_escape(str(label)) for key, label in states.QUESTION_TYPE_LABELS.items()}
-    unknown_type = conditional_escape(_("Unknown question type"))
-    owner_texts = {
-        "app": conditional_escape(_("The app owns it")),
-        "whatsapp": conditional_escape(_("WhatsApp owns it")),
-    }
-    window_closed = conditional_escape(_("window closed"))
-    you = conditional_escape(_("You are answering"))
+    state_labels = {key: str(label) for key, label in states.STATE_LABELS.items()}
+    type_labels = {key: str(label) for key, label in states.QUESTION_TYPE_LABELS.items()}
+    unknown_type = _("Unknown question type")
+    owner_texts = {"app": _("The app owns it"), "whatsapp": _("WhatsApp owns it")}
+    window_closed = _("window closed")
+    you = _("You are answering")
     left_text = _("%(left)s left")
     answering_text = _("%(name)s is answering")
-    no_value, nothing = SafeString("—"), SafeString("")
     amount = AmountFormat()
     units = page_time_strings()
     zone = timezone.get_current_timezone()
     # reverse() once: each row's URL differs only by the id in it.
     prefix, _placeholder, suffix = reverse("item_detail", args=[_NO_ID]).partition(str(_NO_ID))
     suffix += "?" + link_query if link_query else ""
-    prefix, suffix = conditional_escape(prefix), conditional_escape(suffix)
     shown = []
     for row in rows:
         item = row.item
@@ -274,43 +261,32 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
         window = ""
         if question is not None and question.time_left is not None:
             if question.time_left and question.window_ends_at is not None:
-                window = conditional_escape(
-                    left_text % {"left": timeuntil(question.window_ends_at, now, time_strings=units)}
-                )
+                window = left_text % {"left": timeuntil(question.window_ends_at, now, time_strings=units)}
             else:
                 window = window_closed
         waiting_since = row.waiting_since
         held_by = ""
         if row.holder_id:
-            held_by = (
-                you if row.holder_id == viewer_id else conditional_escape(answering_text % {"name": row.holder_name})
-            )
-        item_id = str(item.id)  # hex digits and hyphens
-        total = no_value
-        if item.total is not None:
-            total = SafeString(f"{amount(item.total)} {conditional_escape(item.currency)}")
+            held_by = you if row.holder_id == viewer_id else answering_text % {"name": row.holder_name}
+        item_id = str(item.id)
         shown.append(
             RowDisplay(
-                url=SafeString(f"{prefix}{item_id}{suffix}"),
-                received_iso=SafeString(received.isoformat()),
-                received=SafeString(_local_minute(received)),
-                short_id=SafeString(item_id[:8]),
-                company=conditional_escape(item.company_name),
-                supplier=no_value if item.supplier_name is None else conditional_escape(item.supplier_name),
-                total=total,
-                badges=[(SafeString(key), state_labels[key]) for key in row.states],
-                question_type=SafeString("")
-                if question is None
-                else type_labels.get(question.type or "", unknown_type),
-                question_owner=SafeString("" if question is None else question.owner),
-                question_owner_text=nothing if question is None else owner_texts[question.owner],
-                question_window=SafeString(window),
-                waiting_iso=SafeString("" if waiting_since is None else waiting_since.isoformat()),
-                waiting=nothing
-                if waiting_since is None
-                else conditional_escape(timesince(waiting_since, now, time_strings=units)),
-                held_by=SafeString(held_by),
-                row_class=SafeString("inbox-row is-held" if held_by else "inbox-row"),
+                url=f"{prefix}{item_id}{suffix}",
+                received_iso=received.isoformat(),
+                received=_local_minute(received),
+                short_id=item_id[:8],
+                company=item.company_name,
+                supplier="—" if item.supplier_name is None else item.supplier_name,
+                total="—" if item.total is None else f"{amount(item.total)} {item.currency}",
+                badges=[(key, state_labels[key]) for key in row.states],
+                question_type="" if question is None else type_labels.get(question.type or "", unknown_type),
+                question_owner="" if question is None else question.owner,
+                question_owner_text="" if question is None else owner_texts[question.owner],
+                question_window=window,
+                waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
+                waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
+                held_by=held_by,
+                row_class="inbox-row is-held" if held_by else "inbox-row",
             )
         )
     return shown

@@ -30,7 +30,7 @@ from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.http import AuthenticatedHttpRequest, redirect_htmx, render_htmx
 
 PAGE = "items/answer.html"
-PREVIEW = "items/_answer_panel.html#answer-preview"
+PREVIEW = "items/_answer_preview.html"
 
 
 def _visible_item(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> InboxItem:
@@ -52,7 +52,7 @@ def _list_query(raw: str) -> str:
 def _panel(request: AuthenticatedHttpRequest, panel: AnswerPanel) -> HttpResponse:
     context = {"item": panel.item, "answer_panel": panel}
     status = 409 if panel.mode == "conflict" else 200
-    return render_htmx(request, PAGE, context, partial="answer-panel", status=status)
+    return render_htmx(request, PAGE, context, partial="answer_panel", status=status)
 
 
 @require_http_methods(["GET", "POST"])

@@ -31,6 +31,7 @@ from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
 from reviewapp.http import HtmxHttpRequest
+from reviewapp.jinja import render_block
 from reviewapp.models import GoldenCase
 from reviewapp.previews.gallery import EXAMPLES, find_example
 from reviewapp.previews.golden import save_golden_case
@@ -200,8 +201,9 @@ def _page(
         "too_large": too_large,
         "too_large_message": _too_large_message() if too_large else "",
     }
-    template = "preview/page.html#results" if request.htmx and request.method == "POST" else "preview/page.html"
-    return render(request, template, context, status=status)
+    if request.htmx and request.method == "POST":
+        return HttpResponse(render_block("preview/page.html", "results", context, request), status=status)
+    return render(request, "preview/page.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])

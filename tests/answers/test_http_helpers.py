@@ -33,8 +33,8 @@ def context(bookkeeper):  # type: ignore[no-untyped-def]
 
 
 def test_a_page_keeps_its_status_and_htmx_gets_the_partial_with_200(bookkeeper, context):
-    page = render_htmx(made(bookkeeper, htmx=False), PAGE, context, partial="answer-panel", status=409)
-    fragment = render_htmx(made(bookkeeper, htmx=True), PAGE, context, partial="answer-panel", status=409)
+    page = render_htmx(made(bookkeeper, htmx=False), PAGE, context, partial="answer_panel", status=409)
+    fragment = render_htmx(made(bookkeeper, htmx=True), PAGE, context, partial="answer_panel", status=409)
     assert page.status_code == 409
     assert "<html" in page.content.decode()
     # htmx 2 swaps no 4xx: the refusal is shown only if it comes as 200.
@@ -47,8 +47,8 @@ def test_a_page_keeps_its_status_and_htmx_gets_the_partial_with_200(bookkeeper, 
 
 def test_htmx_is_told_which_url_to_show_and_a_page_is_not(bookkeeper, context):
     url = "/?state=needs_answer&sort=queue"
-    fragment = render_htmx(made(bookkeeper, htmx=True), PAGE, context, partial="answer-panel", url=url)
-    page = render_htmx(made(bookkeeper, htmx=False), PAGE, context, partial="answer-panel", url=url)
+    fragment = render_htmx(made(bookkeeper, htmx=True), PAGE, context, partial="answer_panel", url=url)
+    page = render_htmx(made(bookkeeper, htmx=False), PAGE, context, partial="answer_panel", url=url)
     assert fragment["HX-Push-Url"] == url
     assert "HX-Push-Url" not in page
 

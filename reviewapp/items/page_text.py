@@ -1,10 +1,9 @@
-"""Template filters and tags for the item page."""
+"""Filters and the cut marker of the item page's template (registered in reviewapp/jinja.py)."""
 
 from __future__ import annotations
 
 import re
 
-from django import template
 from django.utils.formats import localize
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -12,19 +11,15 @@ from django.utils.translation import gettext as _
 
 from reviewapp.rendering_caps import AGENT_VIEW_MAX_CHARS, capped_text
 
-register = template.Library()
-
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-@register.filter
 def agent_capped(value: str) -> str:
     """An agent view or notes text cut at the page's cap (it holds whole notes: a stored 26 MB note would follow)."""
     shown = capped_text(value or "", max_chars=AGENT_VIEW_MAX_CHARS)
     return shown.text + "\n…" if shown.truncated else shown.text
 
 
-@register.filter
 def exact_text(value: str) -> SafeString:
     """Escape text for a ``<pre>`` so the browser shows exactly its characters.
 
@@ -37,11 +32,10 @@ def exact_text(value: str) -> SafeString:
     return mark_safe(escaped)  # noqa: S308 - escaped above
 
 
-@register.simple_tag
 def cut(total: int | None, shown: int, *, entries: bool = False, download: str = "") -> SafeString:
     """The mark after a value the page cut: how much is shown, and a download of the rest.
 
-    ``{% cut person.cut.name person.name|length download=raw_downloads.channel_context %}``;
+    ``{{ cut(person.cut.name, person.name|length, download=raw_downloads.channel_context) }}``;
     nothing when ``total`` is empty (the value was shown whole). ``entries``
     counts list entries rather than characters.
     """

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from django import template
 from django.template.defaultfilters import date as date_filter
 from django.utils import formats, timezone
-
-register = template.Library()
 
 
 def local_time(value: dt.datetime) -> dt.datetime:
@@ -29,9 +26,8 @@ def local_time(value: dt.datetime) -> dt.datetime:
         return value.astimezone(dt.UTC)
 
 
-@register.filter(expects_localtime=False, is_safe=False)
 def local_date(value: dt.date | str | None, arg: str = "") -> str:
-    """Like ``|date``, with ``local_time``'s fallback: ``{{ item.created_at|local_date:"Y-m-d H:i" }}``."""
+    """Like ``|date``, with ``local_time``'s fallback: ``{{ item.created_at|local_date("Y-m-d H:i") }}``."""
     if value in (None, ""):
         return ""
     if not isinstance(value, dt.datetime):

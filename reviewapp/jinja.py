@@ -1,0 +1,146 @@
+"""The Jinja2 environment the app's own pages are rendered with (``TEMPLATES`` in settings).
+
+Why Jinja2: a page of 50 list rows is about 1 300 printed values. Django's
+template language costs a few microseconds for each one (a node object, a
+lookup chain, a context stack), which made rendering the list cost more
+than its queries; Jinja2 compiles a template to Python once and prints a
+value for a fraction of that. The Django admin keeps Django's own engine.
+
+The names here stand in for what the pages used from Django's tags, with
+the same meaning:
+
+- ``_()``, ``gettext``, ``ngettext`` and ``{% trans %}``: Django's catalogue
+  (``locale/``), so a msgid is the same string it was under
+  ``{% translate %}`` / ``{% blocktranslate %}``;
+- ``url(name, *args)``: ``reverse``; ``static(path)``: the static files storage;
+- ``csrf_input``, ``csrf_token``, ``request`` and the context processors'
+  names (``perms``, ``user``, ``messages``, ``LANGUAGE_CODE``, ``csp_nonce``):
+  put in by Django's backend for every page rendered with a request;
+- the filters Django's pages used (``date``, ``time``, ``timeuntil``,
+  ``floatformat``, ``capfirst``, ``truncatechars``) and the app's own
+  (``local_date``, ``agent_capped``, ``exact_text``) and ``cut()``.
+
+As in Django's templates, a printed value that is not text is shown the way
+Django shows it (``finalize``): an aware time in the reader's time zone,
+numbers and dates localized. A missing name or attribute prints nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+import jinja2
+from django.contrib.staticfiles.storage import staticfiles_storage
+from django.template import defaultfilters
+from django.template.backends.jinja2 import Jinja2
+from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
+from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils import translation
+from django.utils.formats import localize
+from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # public, not in django-stubs
+from django_htmx.jinja import htmx_script
+
+from reviewapp.dates import local_date
+from reviewapp.items.page_text import agent_capped, cut, exact_text
+
+
+def url(name: str, *args: Any, **kwargs: Any) -> str:
+    """``{% url name arg %}``: the path of a named URL."""
+    if args or kwargs:
+        return reverse(name, args=args, kwargs=kwargs)
+    # A page names a dozen URLs without arguments (the header's links); reverse()
+    # walks the URL patterns each time. Its answer changes only with these keys.
+    return _fixed_path(name, get_script_prefix(), get_urlconf())
+
+
+@functools.lru_cache(maxsize=256)
+def _fixed_path(name: str, script_prefix: str, urlconf: str | None) -> str:
+    return reverse(name)
+
+
+def _finalize(value: Any) -> Any:
+    """What Django's templates do to a printed value: local time, localized numbers and dates."""
+    if isinstance(value, str):  # text (and safe text) as it is: the common case first
+        return value
+    if value is None:
+        return "None"  # as Django prints it; the pages test for None before printing
+    return localize(template_localtime(value))
+
+
+def _date(value: dt.date | dt.datetime | None, arg: str | None = None) -> str:
+    return defaultfilters.date(template_localtime(value), arg)
+
+
+def _time(value: dt.time | dt.datetime | None, arg: str | None = None) -> str:
+    return defaultfilters.time(template_localtime(value), arg)
+
+
+def environment(**options: Any) -> jinja2.Environment:
+    env = jinja2.Environment(
+        # Every printed value escaped unless marked safe (Django's SafeString counts as marked).
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        finalize=_finalize,
+        # Like Django's templates: a missing name, or an attribute of one, prints nothing.
+        undefined=jinja2.ChainableUndefined,
+        # Whitespace as Django's templates leave it: the tests read the text, not the indentation.
+        keep_trailing_newline=True,
+        **{key: value for key, value in options.items() if key not in {"undefined", "autoescape"}},
+    )
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        translation.gettext,
+        translation.ngettext,
+        newstyle=True,
+        pgettext=translation.pgettext,
+        npgettext=translation.npgettext,
+    )
+    env.globals.update(
+        url=url,
+        static=staticfiles_storage.url,
+        htmx_script=htmx_script,
+        cut=cut,
+    )
+    env.filters.update(
+        date=_date,
+        time=_time,
+        timeuntil=defaultfilters.timeuntil_filter,
+        floatformat=defaultfilters.floatformat,
+        capfirst=defaultfilters.capfirst,
+        truncatechars=defaultfilters.truncatechars,
+        local_date=local_date,
+        agent_capped=agent_capped,
+        exact_text=exact_text,
+    )
+    return env
+
+
+def render_block(template_name: str, block: str, context: dict[str, Any], request: Any) -> str:
+    """One ``{% block %}`` of a page, alone: what htmx swaps in (``reviewapp.http.render_htmx``).
+
+    The block sees what the whole page would: the view's context, the
+    request, the CSRF token and the context processors' names.
+    """
+    engine = _engine()
+    template = engine.env.get_template(template_name)
+    full = {
+        **context,
+        "request": request,
+        "csrf_input": csrf_input_lazy(request),
+        "csrf_token": csrf_token_lazy(request),
+    }
+    for processor in engine.template_context_processors:
+        full.update(processor(request))
+    render: Any = template.blocks[block]
+    parts: Iterator[str] = render(template.new_context(full))
+    return "".join(parts)
+
+
+def _engine() -> Jinja2:
+    from django.template import engines
+
+    engine = engines["jinja2"]
+    assert isinstance(engine, Jinja2)
+    return engine
