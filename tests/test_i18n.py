@@ -25,6 +25,7 @@ from tests import factories
 from tests.html import page_of
 
 PO = Path(__file__).resolve().parents[1] / "locale" / "sv" / "LC_MESSAGES" / "django.po"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 GOLDEN = Path(__file__).resolve().parents[2] / "shared" / "golden" / "clarifications.jsonl"
 
 
@@ -105,6 +106,37 @@ def test_no_entry_is_untranslated_or_fuzzy():
     ]
     assert fuzzy == []
     assert untranslated == []
+
+
+def _template_messages() -> list[tuple[str, int, str | tuple[str | None, ...]]]:
+    """Every message the pages ask to translate: (template, line, msgid or (msgid, msgid_plural))."""
+    from django.template import engines
+
+    environment = engines["jinja2"].env  # type: ignore[attr-defined]
+    found = []
+    for path in sorted(TEMPLATES.rglob("*.html")):
+        for line, function, message in environment.extract_translations(path.read_text(encoding="utf-8")):
+            if function == "ngettext":  # (msgid, msgid_plural, None)
+                message = tuple(message[:2])
+            elif not isinstance(message, str):  # a {% trans %} block without a plural: (msgid, None)
+                message = message[0]
+            found.append((str(path.relative_to(TEMPLATES)), line, message))
+    return found
+
+
+def test_every_message_in_the_templates_has_a_swedish_translation():
+    # Django's makemessages cannot read Jinja2's {% trans %}: a text added to a page
+    # without an entry here would show in English on the Swedish page.
+    singular = {entry.msgid for entry in ENTRIES if entry.msgctxt is None}
+    plural = {(entry.msgid, entry.msgid_plural) for entry in ENTRIES if entry.msgid_plural is not None}
+    messages = _template_messages()
+    assert len(messages) >= 300  # the extraction read the pages
+    missing = [
+        (template, line, message)
+        for template, line, message in messages
+        if (message not in singular if isinstance(message, str) else message not in plural)
+    ]
+    assert missing == []
 
 
 _MARKUP = re.compile(r"%\(\w+\)[sd]|%[sd]|\{[^{}]*\}|<[^<>]+>")
