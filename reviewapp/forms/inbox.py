@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final, TypedDict, cast
+from typing import Any, Final, cast
 
 from django import forms
 from django.db.models import QuerySet
@@ -120,8 +121,12 @@ class IsoDateField(forms.DateField):
 BAR_FIELDS: Final = ("q", "type", "company", "received_from", "received_to", "sort", "page_size")
 
 
-class Control(TypedDict):
-    """One filter of the bar, ready for plain markup (``InboxFilterForm.controls``)."""
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One filter of the bar, ready for plain markup (``InboxFilterForm.controls``).
+
+    Attributes, not dict keys: Jinja2 tries an attribute first.
+    """
 
     name: str
     id: str

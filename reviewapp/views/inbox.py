@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.decorators import permission_required
@@ -42,14 +43,24 @@ def _shown(n: int, counts: Counts) -> str:
     return number_format(min(n, counts.limit), force_grouping=True) + "+"
 
 
-def _facets(page: ListPage) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Facet:
+    """A state's checkbox above the list: its count, and whether the list is filtered by it."""
+
+    key: str
+    label: str
+    count: str
+    checked: bool
+
+
+def _facets(page: ListPage) -> list[Facet]:
     return [
-        {
-            "key": key,
-            "label": states.STATE_LABELS[key],
-            "count": _shown(page.facets[key], page.counts),
-            "checked": key in page.query.states,
-        }
+        Facet(
+            key=key,
+            label=str(states.STATE_LABELS[key]),
+            count=_shown(page.facets[key], page.counts),
+            checked=key in page.query.states,
+        )
         for key in states.STATE_KEYS
     ]
 
