@@ -13,15 +13,16 @@ from django.template.defaultfilters import date as date_filter
 from django.utils import formats, timezone
 
 
-def local_time(value: dt.datetime) -> dt.datetime:
-    """``value`` in the current time zone, or in UTC when that would leave Python's calendar.
+def local_time(value: dt.datetime, zone: dt.tzinfo | None = None) -> dt.datetime:
+    """``value`` in ``zone`` (the current time zone unless given), or in UTC when that would leave Python's calendar.
 
-    The last second of 9999 UTC comes back unchanged, in UTC.
+    The last second of 9999 UTC comes back unchanged, in UTC. A page of rows
+    looks the zone up once and passes it.
     """
     if timezone.is_naive(value):
         return value
     try:
-        return timezone.localtime(value)
+        return value.astimezone(zone or timezone.get_current_timezone())
     except OverflowError:
         return value.astimezone(dt.UTC)
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import jinja2
 from django.contrib.staticfiles.storage import staticfiles_storage
-from django.template import defaultfilters
+from django.template import defaultfilters, engines
 from django.template.backends.jinja2 import Jinja2
 from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
 from django.urls import get_script_prefix, get_urlconf, reverse
@@ -65,8 +65,6 @@ def _finalize(value: Any) -> Any:
     """What Django's templates do to a printed value: local time, localized numbers and dates."""
     if isinstance(value, str):  # text (and safe text) as it is: the common case first
         return value
-    if value is None:
-        return "None"  # as Django prints it; the pages test for None before printing
     return localize(template_localtime(value))
 
 
@@ -139,8 +137,6 @@ def render_block(template_name: str, block: str, context: dict[str, Any], reques
 
 
 def _engine() -> Jinja2:
-    from django.template import engines
-
     engine = engines["jinja2"]
     assert isinstance(engine, Jinja2)
     return engine

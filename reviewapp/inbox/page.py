@@ -253,10 +253,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
     shown = []
     for row in rows:
         item = row.item
-        try:
-            received = item.created_at.astimezone(zone)
-        except OverflowError:  # past year 9999 here: shown in UTC (local_time's rule)
-            received = local_time(item.created_at)
+        received = local_time(item.created_at, zone)
         question = row.open_question
         window = ""
         if question is not None and question.time_left is not None:
