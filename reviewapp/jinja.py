@@ -13,7 +13,8 @@ the same meaning:
   (``locale/``), so a msgid is the same string it was under
   ``{% translate %}`` / ``{% blocktranslate %}``;
 - ``url(name, *args)``: ``reverse``; ``static(path)``: the static files storage;
-- ``csrf_input``, ``csrf_token``, ``request`` and the context processors'
+- ``csrf_input``, ``csrf_token`` (masked once a response:
+  ``context_processors.csrf_once``), ``request`` and the context processors'
   names (``perms``, ``user``, ``messages``, ``LANGUAGE_CODE``, ``csp_nonce``):
   put in by Django's backend for every page rendered with a request;
 - the filters Django's pages used (``date``, ``time``, ``timeuntil``,
@@ -36,7 +37,6 @@ import jinja2
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.template import defaultfilters, engines
 from django.template.backends.jinja2 import Jinja2
-from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import translation
 from django.utils.formats import localize
@@ -123,12 +123,7 @@ def render_block(template_name: str, block: str, context: dict[str, Any], reques
     """
     engine = _engine()
     template = engine.env.get_template(template_name)
-    full = {
-        **context,
-        "request": request,
-        "csrf_input": csrf_input_lazy(request),
-        "csrf_token": csrf_token_lazy(request),
-    }
+    full = {**context, "request": request}  # csrf_input and csrf_token: a context processor
     for processor in engine.template_context_processors:
         full.update(processor(request))
     render: Any = template.blocks[block]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -105,6 +106,26 @@ def test_every_post_without_the_csrf_token_is_refused_and_writes_nothing(bookkee
     assert set(statuses.values()) == {403}, statuses
     assert snapshot(item) == before
     assert not GoldenCase.objects.exists()
+
+
+def test_the_token_a_page_prints_is_masked_once_and_answers_from_its_form_and_htmx(bookkeeper) -> None:  # type: ignore[no-untyped-def]
+    item = moved("context")
+    keeper = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    keeper.force_login(bookkeeper)
+    page = keeper.get(reverse("item_detail", args=[item.pk])).content.decode()
+    printed = set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page))
+    printed |= set(re.findall(r'"X-CSRFToken": "([^"]+)"', page))
+    # One masked token for the whole page (the header's forms, the answer form, htmx's header) …
+    assert len(printed) == 1
+    (token,) = printed
+    # … masked, not the cookie's secret itself (the mask is what differs between responses) …
+    assert token != keeper.cookies["csrftoken"].value
+    assert keeper.get(reverse("item_detail", args=[item.pk])).content.decode().count(token) == 0
+    # … and the server takes it from a form field and from htmx's header alike.
+    htmx = keeper.post(_answer(item), GOOD_CONTEXT_FORM, headers={"HX-Request": "true", "X-CSRFToken": token})
+    assert htmx.status_code == 200
+    assert InboxItem.objects.get(pk=item.pk).channel_context["context_answer"]["raw_answer"] == "Fika med kund"
+    assert keeper.post(reverse("logout"), {"csrfmiddlewaretoken": token}).status_code == 302
 
 
 # --- Roles ----------------------------------------------------------------------------------
