@@ -10,7 +10,9 @@ says about it, and this module keeps it in step:
   that started earlier can commit after a later one: its rows carry the older
   time), recomputes them and moves the watermark to the newest time seen.
   The first poll, and the first after ``RULES_VERSION`` changed, walks the
-  whole table in primary-key order instead.
+  whole table in primary-key order instead. Each poll also reads accounted's
+  companies into ``SyncState.companies`` (the list's company menu), and
+  renames them in the index when they changed.
 - ``reconcile``: walks both tables in id order and repairs every difference:
   rows deleted in accounted, rows the polls could not see (an ``updated_at``
   older than the overlap), company renames.
@@ -309,8 +311,10 @@ def poll() -> PassReport:
             indexed, newest = _changed_since(state.watermark - OVERLAP)
             if newest is not None and newest > state.watermark:
                 state.watermark = newest
+        _refresh_companies()
         state.last_poll_at = timezone.now()
-        state.save()
+        # Not ``companies``: _refresh_companies keeps that column itself.
+        state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
         return PassReport(ran=True, indexed=indexed)
 
 
@@ -345,20 +349,44 @@ def reconcile() -> PassReport:
             if upper is None:
                 break
             last = upper
-        _refresh_company_names()
+        # Also when the companies did not change: repairs names a pass missed.
+        _refresh_company_names(_refresh_companies())
         state = _state()
         state.last_reconcile_at = timezone.now()
         state.save(update_fields=["last_reconcile_at"])
         return PassReport(ran=True, indexed=indexed, removed=removed)
 
 
-def _refresh_company_names() -> None:
+def refresh_companies() -> None:
+    """Read accounted's companies now (``poll`` does it on every pass); skipped while a pass runs."""
+    with _Lock() as held:
+        if held:
+            _refresh_companies()
+
+
+def _refresh_companies() -> list[list[Any]]:
+    """accounted's companies into ``SyncState.companies``; a change renames them in the index too.
+
+    Every poll reads them (a few hundred rows at most), so a new or renamed
+    company reaches the list's menu as soon as its items reach the list.
+    """
     with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute("SELECT id, name FROM public.companies")
-        names = cursor.fetchall()
-    if not names:
+        cursor.execute("SELECT id, name, archived_at IS NOT NULL FROM public.companies ORDER BY name, id")
+        companies = [[str(pk), name, archived] for pk, name, archived in cursor.fetchall()]
+    stored = SyncState.objects.filter(pk=1).values_list("companies", flat=True).first()
+    if stored != companies:
+        if stored is None:
+            _state()
+        SyncState.objects.filter(pk=1).update(companies=companies)
+        _refresh_company_names(companies)
+    return companies
+
+
+def _refresh_company_names(companies: list[list[Any]]) -> None:
+    """Each indexed item's company name as accounted spells it now."""
+    if not companies:
         return
-    payload = orjson.dumps([{"id": str(pk), "name": name} for pk, name in names]).decode()
+    payload = orjson.dumps([{"id": pk, "name": name} for pk, name, _archived in companies]).decode()
     table = IndexedItem._meta.db_table
     with connections["default"].cursor() as cursor:
         cursor.execute(
@@ -392,6 +420,19 @@ def index_items(item_ids: Iterable[uuid.UUID | str]) -> int:
         return 0
 
 
-def last_poll_at() -> dt.datetime | None:
-    """When the read model last caught up with accounted (for "updated N s ago")."""
-    return SyncState.objects.filter(pk=1).values_list("last_poll_at", flat=True).first()
+@dataclass(frozen=True, slots=True)
+class Synced:
+    """What the last sync pass left for the list to read."""
+
+    # When the read model last caught up with accounted (for "updated N s ago").
+    indexed_at: dt.datetime | None
+    # accounted's companies as that pass read them, by name: (id, name, archived).
+    companies: list[tuple[uuid.UUID, str, bool]]
+
+
+def synced(*, with_companies: bool = True) -> Synced:
+    """``Synced`` in one query (the companies only when asked for: a long list to read)."""
+    fields = ["last_poll_at", "companies"] if with_companies else ["last_poll_at"]
+    row = SyncState.objects.filter(pk=1).values(*fields).first() or {}
+    companies = [(uuid.UUID(pk), name, archived) for pk, name, archived in row.get("companies", [])]
+    return Synced(row.get("last_poll_at"), companies)

@@ -193,6 +193,10 @@ class SyncState(models.Model):
     # reviewapp.index.RULES_VERSION when the read model was last built in full:
     # a release that changes how a row is derived re-indexes every row once.
     rules_version = models.PositiveIntegerField(default=0)
+    # accounted's companies as the last pass read them, by name: [[id, name,
+    # archived], ...]. The list's company menu reads them here, so a list page
+    # needs nothing from accounted's database (reviewapp.index.synced).
+    companies = models.JSONField(default=list, blank=True)
 
     class Meta:
         verbose_name = _("sync state")

@@ -47,7 +47,10 @@ def make_company(**extra: Any) -> Company:
         "created_by": make_auth_user(),
     }
     values.update(extra)
-    return Company.objects.create(**values)
+    company = Company.objects.create(**values)
+    # As the next sync pass would: the list's company menu reads its snapshot.
+    index.refresh_companies()
+    return company
 
 
 def make_item(company: Company | None = None, *, indexed: bool = True, **extra: Any) -> InboxItem:

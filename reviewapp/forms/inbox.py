@@ -9,19 +9,16 @@ that one field; it never becomes a 500.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
+import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from django import forms
-from django.db.models import QuerySet
-from django.forms.models import ModelChoiceIterator
 from django.forms.utils import flatatt
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, states
-from reviewapp.bookkeeping.models import Company
+from reviewapp import access, index, states
 
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)
@@ -55,36 +52,18 @@ class PageSizeField(forms.TypedChoiceField):
         return initial if data in (None, "") else data
 
 
-class _OneQueryIterator(ModelChoiceIterator):
-    """The menu's companies in one plain SELECT.
+class CompanyChoiceField(forms.TypedChoiceField):
+    """accounted's companies by name (``index.synced``: as the last sync pass read them).
 
-    Django's iterator reads them through ``QuerySet.iterator()``, a
-    server-side cursor on PostgreSQL: three round trips (declare, fetch,
-    close) for a menu of a few hundred names.
+    An archived company still filters (its items stay in the list) and says
+    it is archived. The choices are read once a form, and only when the form
+    needs them: to check a chosen company, or to draw the menu.
     """
 
-    def __iter__(self) -> Iterator[tuple[Any, Any]]:
-        if self.field.empty_label is not None:
-            yield ("", self.field.empty_label)
-        for obj in self.queryset:
-            yield self.choice(obj)
+    default_error_messages = {"invalid_choice": forms.ModelChoiceField.default_error_messages["invalid_choice"]}
 
-
-class CompanyChoiceField(forms.ModelChoiceField):
-    """accounted's companies by name. An archived company still filters (its
-    items stay in the list) and says it is archived."""
-
-    iterator = _OneQueryIterator
-
-    def label_from_instance(self, obj: Company) -> str:
-        if obj.archived_at is not None:
-            return _("%(name)s (archived)") % {"name": obj.name}
-        return obj.name
-
-
-def _companies() -> QuerySet[Company]:
-    # accounted's companies table, in the bookkeeping database.
-    return Company.objects.only("id", "name", "archived_at").order_by("name", "id")
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(coerce=uuid.UUID, empty_value=None, **kwargs)
 
 
 class IsoDateField(forms.DateField):
@@ -152,12 +131,7 @@ class InboxFilterForm(forms.Form):
         choices=[("", _("Any")), *((key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES)],
         required=False,
     )
-    company = CompanyChoiceField(
-        label=_("Company"),
-        queryset=_companies(),
-        required=False,
-        empty_label=_("All companies"),
-    )
+    company = CompanyChoiceField(label=_("Company"), required=False)
     received_from = IsoDateField(label=_("Received from"), required=False, help_text=_("YYYY-MM-DD"))
     received_to = IsoDateField(label=_("Received to"), required=False, help_text=_("YYYY-MM-DD"))
     q = forms.CharField(
@@ -178,15 +152,25 @@ class InboxFilterForm(forms.Form):
         initial=DEFAULT_PAGE_SIZE,
     )
 
-    def __init__(self, *args: Any, user: Any, max_page_size: int | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        user: Any,
+        companies: list[tuple[uuid.UUID, str, bool]] | None = None,
+        max_page_size: int | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
+        # accounted's companies (``index.Synced.companies``), when the caller
+        # has read them already; otherwise read if the form needs them.
+        self.all_companies = companies
         # The companies ``user`` may see (None: all). The menu offers only
         # those, so another company's id is refused exactly like an id that
         # does not exist; ``ListQuery.from_form`` narrows every list to them.
         self.company_ids = access.company_ids(user)
-        if self.company_ids is not None:
-            company = cast(CompanyChoiceField, self.fields["company"])
-            company.queryset = _companies().filter(id__in=self.company_ids)
+        company = self.fields["company"]
+        assert isinstance(company, CompanyChoiceField)
+        company.choices = self._company_choices
         if max_page_size is not None:
             # The API takes any size up to 500, not only the page's menu.
             self.fields["page_size"] = forms.IntegerField(
@@ -198,6 +182,19 @@ class InboxFilterForm(forms.Form):
             # band (templates/inbox/list.html); the control always points at it.
             described = [f"id_{name}_helptext"] if field.help_text else []
             field.widget.attrs["aria-describedby"] = " ".join([*described, f"id_{name}_error"])
+
+    @cached_property
+    def _companies(self) -> list[tuple[str, str]]:
+        seen = self.company_ids
+        companies = self.all_companies if self.all_companies is not None else index.synced().companies
+        return [
+            (str(pk), str(_("%(name)s (archived)") % {"name": name}) if archived else name)
+            for pk, name, archived in companies
+            if seen is None or pk in seen
+        ]
+
+    def _company_choices(self) -> list[tuple[str, str]]:
+        return [("", str(_("All companies"))), *self._companies]
 
     @cached_property
     def controls(self) -> dict[str, Control]:

@@ -348,14 +348,14 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     return ordered(rows, query.sort)
 
 
-def list_page(query: ListQuery) -> ListPage:
+def list_page(query: ListQuery, synced: index.Synced | None = None) -> ListPage:
     """One page of the list with its counts, in a fixed number of queries.
 
-    Queries: when the index last caught up, the counts, the rows; all in the
-    review database. A page past the end shows the last page, as Django's
-    ``Paginator.get_page``.
+    Queries: when the index last caught up (unless ``synced`` is given, read
+    before this call), the counts, the rows; all in the review database. A
+    page past the end shows the last page, as Django's ``Paginator.get_page``.
     """
-    indexed_at = index.last_poll_at()
+    indexed_at = (synced or index.synced(with_companies=False)).indexed_at
     counts = facet_counts(query)
     num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)

@@ -48,12 +48,11 @@ class ListQuery:
         """
         form.is_valid()
         data = form.cleaned_data
-        company = data.get("company")
         return cls(
             states=tuple(data.get("state") or ()),
             company_ids=form.company_ids,
             question_type=data.get("type") or None,
-            company_id=company.pk if company is not None else None,
+            company_id=data.get("company"),
             received_from=data.get("received_from"),
             received_to=data.get("received_to"),
             text=data.get("q") or "",

@@ -13,7 +13,7 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import queue, roles, states
+from reviewapp import index, queue, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
 from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
@@ -70,14 +70,16 @@ def _facets(page: ListPage) -> list[Facet]:
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
     params = request.GET or landing_query(request.user)
-    form = InboxFilterForm(params, user=request.user)
+    # One read for the freshness line and the company menu, before the rows.
+    synced = index.synced()
+    form = InboxFilterForm(params, user=request.user, companies=synced.companies)
     query = ListQuery.from_form(form)
     # An exact id pasted into the search (item, document, correlation or
     # WhatsApp message id, a wamid) opens that item, if this user may see it.
     found = exact_item(query)
     if found is not None:
         return redirect_htmx(request, reverse("item_detail", args=[found]))
-    page = list_page(query)
+    page = list_page(query, synced)
     page_url = reverse("inbox") + "?"
     count_shown = _shown(page.count, page.counts)
     # Each row links to the item page with this list's query string, so

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 import uuid
 
 import pytest
@@ -110,6 +111,36 @@ def test_reconcile_follows_a_company_rename(company) -> None:  # type: ignore[no
     index.reconcile()
 
     assert IndexedItem.objects.get(pk=item.id).company_name == "Nytt Namn AB"
+
+
+def _menu(client: Client) -> list[tuple[str, str]]:
+    """The list page's company menu: (value, label) of each company."""
+    body = client.get("/", {"state": "denied"}).content.decode()
+    select = body[body.index('<select name="company"') : body.index("</select>", body.index('<select name="company"'))]
+    return re.findall(r'<option value="([0-9a-f-]{36})"[^>]*>([^<]*)</option>', select)
+
+
+def test_each_poll_brings_accounteds_companies_to_the_list_menu_and_rows(company, bookkeeper_client) -> None:  # type: ignore[no-untyped-def]
+    item = factories.make_item(company)
+    added = _sql(
+        """INSERT INTO public.companies (name, entity_type, created_by)
+           VALUES ('Ny Kund AB', 'aktiebolag', %s) RETURNING id""",
+        [company.created_by],
+    )[0][0]
+    assert str(added) not in dict(_menu(bookkeeper_client))  # accounted wrote it; no pass has read it yet
+
+    index.poll()
+    assert (str(added), "Ny Kund AB") in _menu(bookkeeper_client)
+
+    _sql("UPDATE public.companies SET name = 'Omdöpt AB' WHERE id = %s", [company.id])
+    _sql("UPDATE public.companies SET archived_at = now() WHERE id = %s", [added])
+    index.poll()
+    assert _menu(bookkeeper_client) == [(str(added), "Ny Kund AB (archived)"), (str(company.id), "Omdöpt AB")]
+    # The rows take the new name at the same poll, not at the next reconcile.
+    assert IndexedItem.objects.get(pk=item.id).company_name == "Omdöpt AB"
+    # A company the menu offers filters the list; one it does not is an error under the field.
+    assert f'value="{added}" selected' in bookkeeper_client.get("/", {"company": str(added)}).content.decode()
+    assert "Select a valid choice" in bookkeeper_client.get("/", {"company": str(uuid.uuid4())}).content.decode()
 
 
 @pytest.mark.parametrize(
