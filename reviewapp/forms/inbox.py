@@ -15,7 +15,6 @@ from functools import cached_property
 from typing import Any, Final
 
 from django import forms
-from django.forms.utils import flatatt
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import access, index, states
@@ -113,7 +112,7 @@ class Control:
     help_text: str
     input_type: str  # "search", "text"…; "" for a menu
     value: str  # an input's value, "" for none
-    attrs: str  # the control's other attributes, escaped: ' maxlength="200" aria-describedby="…"'
+    attrs: dict[str, str]  # the control's other attributes: {"maxlength": "200", "aria-describedby": "…"}
     options: list[tuple[str, str, bool]]  # a menu's (value, label, selected)
     errors: list[str]
 
@@ -233,7 +232,10 @@ class InboxFilterForm(forms.Form):
             help_text=str(bound.help_text),
             input_type=input_type,
             value=str(shown),
-            attrs=flatatt(attrs),
+            # Printed with Jinja2's xmlattr (escaped there), sorted as Django's
+            # flatatt writes them. A boolean attribute (none in the bar) would
+            # print as key="True": still set.
+            attrs={key: str(attr) for key, attr in sorted(attrs.items())},
             options=options,
             errors=[str(error) for error in bound.errors],
         )
