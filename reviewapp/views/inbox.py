@@ -19,7 +19,7 @@ from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
 from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.landing import all_items_url, landing_query
-from reviewapp.inbox.page import ListPage, Row, display_rows, list_page
+from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
 from reviewapp.inbox.query import ListQuery, exact_item
 
 
@@ -82,9 +82,16 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     page = list_page(query, synced)
     page_url = reverse("inbox") + "?"
     count_shown = _shown(page.count, page.counts)
+    # The list's parameters without the empty ones and the page, encoded
+    # once; each link adds its page number last, as _query_string would.
+    unpaged = _query_string(params, page=None)
+
+    def on_page(number: int) -> str:
+        return "&".join(part for part in (unpaged, f"page={number}" if number > 1 else "") if part)
+
     # Each row links to the item page with this list's query string, so
     # the item page can offer previous/next within it and a way back.
-    list_query = _query_string(params, page=page.number if page.number > 1 else None)
+    list_query = on_page(page.number)
     next_free = None
     user = request.user
     if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
@@ -94,6 +101,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "form": form,
         "page": page,
         "rows": display_rows(page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query),
+        "columns": Columns.translated(),
         "facets": _facets(page),
         "facet_rule": FACET_RULE,
         "freshness": page.freshness,
@@ -102,10 +110,10 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "next_free": next_free,
         "list_query": list_query,
         "clear_url": all_items_url(),
-        "first_url": page_url + _query_string(params, page=None),
-        "previous_url": page_url + _query_string(params, page=page.number - 1 if page.number > 2 else None),
-        "next_url": page_url + _query_string(params, page=page.number + 1),
-        "last_url": page_url + _query_string(params, page=page.num_pages),
+        "first_url": page_url + unpaged,
+        "previous_url": page_url + on_page(page.number - 1),
+        "next_url": page_url + on_page(page.number + 1),
+        "last_url": page_url + on_page(page.num_pages),
         # Past MAX_PAGE the form refuses the page number; offer no link there.
         "next_reachable": page.has_next and page.number < MAX_PAGE,
         "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,

@@ -222,6 +222,18 @@ def test_pagination_links_keep_the_filters(bookkeeper_client):
     body = bookkeeper_client.get(URL, {"state": "needs_answer", "page_size": "25"}, **EN).content.decode()
     assert 'href="/?state=needs_answer&amp;page_size=25&amp;page=2"' in body
     assert "Page 1 of 2" in body
+    # From page 2, with the page number first in the URL: "First" and "Previous"
+    # lead to page 1 without a page number, and the rows' links carry page 2.
+    body = bookkeeper_client.get("/?page=2&state=needs_answer&page_size=25&q=", **EN).content.decode()
+    assert "Page 2 of 2" in body
+    first = re.search(r'<a href="([^"]*)" hx-get="[^"]*">First</a>', body)
+    previous = re.search(r'<a href="([^"]*)" hx-get="[^"]*" rel="prev">Previous</a>', body)
+    assert first
+    assert previous
+    assert first.group(1) == previous.group(1) == "/?state=needs_answer&amp;page_size=25"
+    row_link = re.search(r'class="row-link" href="([^"]*)"', body)
+    assert row_link
+    assert row_link.group(1).endswith("?state=needs_answer&amp;page_size=25&amp;page=2")
 
 
 def test_invalid_filters_are_shown_as_errors_and_the_valid_ones_still_apply(bookkeeper_client):
