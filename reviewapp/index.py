@@ -349,8 +349,8 @@ def reconcile() -> PassReport:
             if upper is None:
                 break
             last = upper
-        # Also when the companies did not change: repairs names a pass missed.
-        _refresh_company_names(_refresh_companies())
+        # Renames also when the companies did not change: repairs names a pass missed.
+        _refresh_companies(rename_always=True)
         state = _state()
         state.last_reconcile_at = timezone.now()
         state.save(update_fields=["last_reconcile_at"])
@@ -364,7 +364,7 @@ def refresh_companies() -> None:
             _refresh_companies()
 
 
-def _refresh_companies() -> list[list[Any]]:
+def _refresh_companies(*, rename_always: bool = False) -> None:
     """accounted's companies into ``SyncState.companies``; a change renames them in the index too.
 
     Every poll reads them (a few hundred rows at most), so a new or renamed
@@ -373,13 +373,11 @@ def _refresh_companies() -> list[list[Any]]:
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("SELECT id, name, archived_at IS NOT NULL FROM public.companies ORDER BY name, id")
         companies = [[str(pk), name, archived] for pk, name, archived in cursor.fetchall()]
-    stored = SyncState.objects.filter(pk=1).values_list("companies", flat=True).first()
-    if stored != companies:
-        if stored is None:
-            _state()
+    changed = _state().companies != companies
+    if changed:
         SyncState.objects.filter(pk=1).update(companies=companies)
+    if changed or rename_always:
         _refresh_company_names(companies)
-    return companies
 
 
 def _refresh_company_names(companies: list[list[Any]]) -> None:
