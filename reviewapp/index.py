@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
+from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 
@@ -454,6 +455,7 @@ def poll() -> PassReport:
         if not held:
             return PassReport(ran=False)
         state = _state()
+        _warn_if_stale(state.last_poll_at)
         if state.watermark is None or state.rules_version != RULES_VERSION:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
@@ -470,6 +472,18 @@ def poll() -> PassReport:
         # Not ``companies``: _refresh_companies keeps that column itself.
         state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
         return PassReport(ran=True, indexed=indexed)
+
+
+def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:
+    """Say so when this poll finds the read model older than SYNC_STALE_AFTER (after an outage, say)."""
+    age = read_model_age(last_poll_at)
+    if age is not None and age > stale_after():
+        log.warning(
+            "the read model is %d s old (last successful poll at %s; SYNC_STALE_AFTER is %d s): catching up",
+            age.total_seconds(),
+            states.to_iso(last_poll_at),
+            stale_after().total_seconds(),
+        )
 
 
 def reconcile() -> PassReport:
@@ -580,6 +594,18 @@ class Synced:
     indexed_at: dt.datetime | None
     # accounted's companies as that pass read them, by name: (id, name, archived).
     companies: list[tuple[uuid.UUID, str, bool]]
+
+
+def read_model_age(last_poll_at: dt.datetime | None, now: dt.datetime | None = None) -> dt.timedelta | None:
+    """Time since the last successful poll (None: never); never negative, as another host's clock may run ahead."""
+    if last_poll_at is None:
+        return None
+    return max((now or timezone.now()) - last_poll_at, dt.timedelta(0))
+
+
+def stale_after() -> dt.timedelta:
+    """How old the read model may get before the list, /healthz and the sync call it stale."""
+    return dt.timedelta(seconds=settings.SYNC_STALE_AFTER)
 
 
 def synced(*, with_companies: bool = True) -> Synced:
