@@ -22,7 +22,10 @@ says about it, and this module keeps it in step:
 Every pass takes a PostgreSQL advisory lock in the review database, so any
 number of hosts can run ``sync_index --follow``: one works, the others wait
 for the next round. A row whose JSON Python cannot read is indexed as
-``malformed`` with the reason; it never stops the pass.
+``malformed`` with the reason; it never stops the pass. Neither does any
+other exception while one row is derived (a value no rule foresaw): that
+row is indexed as ``malformed`` with the exception's type and message,
+logged once per row version, and the pass goes on with the rest.
 """
 
 from __future__ import annotations
@@ -30,14 +33,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import math
+import sys
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
-from django.db import OperationalError, connections, transaction
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 
 from reviewapp import states
@@ -122,8 +126,17 @@ def _capped(text: str | None) -> str | None:
 
 
 def _is_amount(value: Any) -> bool:
-    # 1e400 is valid JSON for PostgreSQL and infinity for Python: not an amount.
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A number JavaScript would hold as a finite double (what accounted's pages show).
+
+    jsonb keeps ``1e400`` as a 401-digit integer; JavaScript reads it as
+    Infinity, and ``math.isfinite`` on it raises OverflowError. The int is
+    compared with the largest double instead, which Python does exactly.
+    """
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return -sys.float_info.max <= value <= sys.float_info.max
+    return isinstance(value, float) and -sys.float_info.max <= value <= sys.float_info.max
 
 
 def index_values(row: Sequence[Any]) -> dict[str, Any]:
@@ -182,7 +195,7 @@ def _moved_to_app_at(values: list[dict[str, Any]]) -> None:
             v["moved_to_app_at"] = expired[v["id"]].isoformat()
 
 
-def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]]) -> None:
+def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: _Failures) -> None:
     """Mark the items whose live row no longer holds an answer the app wrote.
 
     One query on the app's answer log for the whole batch; only the items the
@@ -198,27 +211,169 @@ def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]
     )
     for event in logged:
         by_item.setdefault(str(event.item_id), []).append(event)
-    for row, value in zip(rows, values, strict=True):
+    for position, (row, value) in enumerate(zip(rows, values, strict=True)):
         entries = by_item.get(value["id"])
         replaced = False
-        if entries:
-            live = InboxItem(id=row[0], channel_context=decode_json(row[5]), updated_at=row[4])
-            replaced = replaced_answer(live, entries) is not None
+        if entries and value["id"] not in failures:
+            try:
+                live = InboxItem(id=row[0], channel_context=decode_json(row[5]), updated_at=row[4])
+                replaced = replaced_answer(live, entries) is not None
+            except Exception as error:  # one row must not stop the pass
+                values[position] = failures.add(row, error)
+                continue
         value[states.STATE_FIELDS[states.ANSWER_REPLACED]] = replaced
 
 
+# How much of an exception's message a malformed reason keeps (the list and
+# the admin show it beside the row; the log has the whole traceback).
+FAILURE_MESSAGE_MAX_CHARS: Final = 200
+
+
+def failure_reason(error: BaseException) -> str:
+    """``"could not be indexed: OverflowError: int too large to convert to float"``."""
+    try:
+        message = " ".join(str(error).split())
+    except Exception:  # a message that cannot be printed is no reason to stop
+        message = ""
+    if len(message) > FAILURE_MESSAGE_MAX_CHARS:
+        message = message[: FAILURE_MESSAGE_MAX_CHARS - 1] + "…"
+    kind = type(error).__name__
+    return f"could not be indexed: {kind}: {message}" if message else f"could not be indexed: {kind}"
+
+
+def _failed_values(row: Sequence[Any], reason: str) -> dict[str, Any]:
+    """The columns of a row whose derivation raised: its ids and times, ``malformed`` with why.
+
+    Nothing is read from its JSON (that is what failed); ``booked`` comes
+    from plain columns, so a booked item still never needs an answer.
+    """
+    item_id, company_id, company_name, created_at, updated_at, _ctx, _data, booked, *ids = row
+    values: dict[str, Any] = dict.fromkeys(name for name, _ in _COLUMNS)
+    values.update({field: False for field in states.STATE_FIELDS.values()})
+    values.update(
+        {
+            "id": str(item_id),
+            "company_id": str(company_id),
+            "company_name": _capped(company_name) if isinstance(company_name, str) else "",
+            "created_at": created_at.isoformat(),
+            "source_updated_at": updated_at.isoformat(),
+            "currency": "SEK",
+            "document_id": str(ids[0]) if ids[0] else None,
+            "correlation_id": str(ids[1]) if ids[1] else None,
+            "whatsapp_message_id": str(ids[2]) if ids[2] else None,
+            states.STATE_FIELDS[states.MALFORMED]: True,
+            states.STATE_FIELDS[states.BOOKED]: bool(booked),
+            "search_text": "",
+            "malformed_reason": reason,
+        }
+    )
+    return values
+
+
+class _Failures:
+    """The rows of one batch whose derivation raised, by item id, and which of them were logged."""
+
+    def __init__(self) -> None:
+        self.errors: dict[str, tuple[Sequence[Any], BaseException]] = {}
+        self.logged: set[str] = set()
+
+    def __contains__(self, item_id: object) -> bool:
+        return item_id in self.errors
+
+    def add(self, row: Sequence[Any], error: BaseException) -> dict[str, Any]:
+        """Record the failure; the row's columns as a malformed item."""
+        self.errors[str(row[0])] = (row, error)
+        return _failed_values(row, failure_reason(error))
+
+    def log_new(self, values: Iterable[dict[str, Any]]) -> None:
+        """Log each failed row version once: not when the index already holds it as such.
+
+        Call it before the write. The overlap, a reconcile, another host or
+        a re-index read the same version again; a new ``updated_at`` or a
+        new reason is news.
+        """
+        waiting = {v["id"]: v for v in values if v["id"] in self.errors and v["id"] not in self.logged}
+        if not waiting:
+            return
+        known = {
+            str(pk): (updated, reason)
+            for pk, updated, reason in IndexedItem.objects.filter(pk__in=list(waiting)).values_list(
+                "pk", "source_updated_at", "malformed_reason"
+            )
+        }
+        for item_id, value in waiting.items():
+            self.logged.add(item_id)
+            row, error = self.errors[item_id]
+            if known.get(item_id) == (row[4], value["malformed_reason"]):
+                continue
+            log.warning(
+                "item %s (updated_at %s) indexed as malformed: %s",
+                item_id,
+                row[4].isoformat(),
+                value["malformed_reason"],
+                exc_info=(type(error), error, error.__traceback__),
+            )
+
+
+def _derive(rows: Sequence[Sequence[Any]], failures: _Failures) -> list[dict[str, Any]]:
+    values = []
+    for row in rows:
+        try:
+            values.append(index_values(row))
+        except Exception as error:  # one row must not stop the pass
+            values.append(failures.add(row, error))
+    return values
+
+
+def _payload(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: _Failures) -> str:
+    try:
+        return orjson.dumps(values).decode()
+    except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
+        pass
+    parts = []
+    for position, (row, value) in enumerate(zip(rows, values, strict=True)):
+        try:
+            parts.append(json.dumps(value))
+        except Exception as error:  # one row must not stop the pass
+            values[position] = failures.add(row, error)
+            parts.append(json.dumps(values[position]))
+    return "[" + ", ".join(parts) + "]"
+
+
+def _upsert(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: _Failures) -> None:
+    """Write the batch; if PostgreSQL refuses it, row by row, each refused row as malformed."""
+    try:
+        with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+            cursor.execute(_UPSERT, [_payload(rows, values, failures)])
+        return
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the pass fails and --follow backs off
+    except DatabaseError:
+        pass  # a value PostgreSQL refuses: find the row
+    for position, row in enumerate(rows):
+        try:
+            with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+                cursor.execute(_UPSERT, [_payload([row], [values[position]], failures)])
+        except (OperationalError, InterfaceError):
+            raise
+        except DatabaseError as error:
+            values[position] = failures.add(row, error)
+            failures.log_new([values[position]])
+            with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+                cursor.execute(_UPSERT, [_payload([row], [values[position]], failures)])
+
+
 def _write(rows: Sequence[Sequence[Any]]) -> int:
-    values = [index_values(row) for row in rows]
+    """Derive and store a batch. A row whose derivation raises is stored as malformed; the rest go on."""
+    failures = _Failures()
+    values = _derive(rows, failures)
     if not values:
         return 0
     _moved_to_app_at(values)
-    _answers_replaced(rows, values)
-    try:
-        payload = orjson.dumps(values).decode()
-    except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
-        payload = json.dumps(values)
-    with connections["default"].cursor() as cursor:
-        cursor.execute(_UPSERT, [payload])
+    _answers_replaced(rows, values, failures)
+    # Logged against what the index held before this write, so once per row version.
+    failures.log_new(values)
+    _upsert(rows, values, failures)
     return len(values)
 
 
@@ -300,6 +455,7 @@ def poll() -> PassReport:
         if not held:
             return PassReport(ran=False)
         state = _state()
+        _warn_if_stale(state.last_poll_at)
         if state.watermark is None or state.rules_version != RULES_VERSION:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
@@ -316,6 +472,18 @@ def poll() -> PassReport:
         # Not ``companies``: _refresh_companies keeps that column itself.
         state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
         return PassReport(ran=True, indexed=indexed)
+
+
+def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:
+    """Say so when this poll finds the read model older than SYNC_STALE_AFTER (after an outage, say)."""
+    age = read_model_age(last_poll_at)
+    if age is not None and age > stale_after():
+        log.warning(
+            "the read model is %d s old (last successful poll at %s; SYNC_STALE_AFTER is %d s): catching up",
+            age.total_seconds(),
+            states.to_iso(last_poll_at),
+            stale_after().total_seconds(),
+        )
 
 
 def reconcile() -> PassReport:
@@ -426,6 +594,18 @@ class Synced:
     indexed_at: dt.datetime | None
     # accounted's companies as that pass read them, by name: (id, name, archived).
     companies: list[tuple[uuid.UUID, str, bool]]
+
+
+def read_model_age(last_poll_at: dt.datetime | None, now: dt.datetime | None = None) -> dt.timedelta | None:
+    """Time since the last successful poll (None: never); never negative, as another host's clock may run ahead."""
+    if last_poll_at is None:
+        return None
+    return max((now or timezone.now()) - last_poll_at, dt.timedelta(0))
+
+
+def stale_after() -> dt.timedelta:
+    """How old the read model may get before the list, /healthz and the sync call it stale."""
+    return dt.timedelta(seconds=settings.SYNC_STALE_AFTER)
 
 
 def synced(*, with_companies: bool = True) -> Synced:

