@@ -131,7 +131,7 @@ def test_the_answer_writes_the_conversation_and_the_audit_log(bookkeeper_client,
     response = post(bookkeeper_client, item, {"question": "context", "text": "Taxi"})
     assert response.status_code == 200
     rows = history(item)
-    assert [row.actor for row in rows] == [{"type": "user", "id": f"review-app:{bookkeeper.pk}", "label": "bea"}]
+    assert [row.actor for row in rows] == [{"type": "system", "id": "review-app"}]
     assert response.json()["history_event_id"] == str(rows[0].pk)
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute(
