@@ -339,7 +339,7 @@ class UserWithAccountAdmin(UserAdmin):
     """Django's user admin, with the user's account in accounted on the change page and in the list."""
 
     inlines = (AccountLinkInline,)
-    list_display = (*UserAdmin.list_display, "accounted_user")
+    list_display = ("username", "email", "first_name", "last_name", "is_staff", "accounted_user")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
         return super().get_queryset(request).select_related("account_link")
