@@ -327,7 +327,8 @@ class AccountLinkInline(admin.StackedInline):
     model = AccountLink
     can_delete = True
     max_num = 1
-    extra = 0
+    # The empty row is on the page: linking needs no JavaScript.
+    extra = 1
     fields = ("accounted_user_id",)
 
 
