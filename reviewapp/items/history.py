@@ -207,18 +207,16 @@ def item_history(
         .only("event_id", "event_type", "occurred_at", "seq", "actor", "payload", "aggregate_type")
         .order_by("-occurred_at", "-seq")[:limit]
     )
-    events = list(
-        ClarificationEvent.objects.filter(item_id=item.pk)
+    # The item's own log, and the upload that made this item (logged on the item it replaced), in one read.
+    logged = list(
+        ClarificationEvent.objects.filter(
+            Q(item_id=item.pk) | Q(question_type="resend", payload__resend__new_item_id=str(item.pk))
+        )
         .select_related("actor")
         .order_by("-occurred_at", "-id")[:limit]
     )
-    # The upload that made this item is logged on the item it replaced.
-    uploads = (
-        ClarificationEvent.objects.filter(question_type="resend", payload__resend__new_item_id=str(item.pk))
-        .select_related("actor")
-        .order_by("-occurred_at", "-id")[:limit]
-    )
-    writers = {row_id: reviewer_name(event) for event in [*uploads, *events] for row_id in _written_ids(event)}
+    events = [event for event in logged if event.item_id == item.pk]
+    writers = {row_id: reviewer_name(event) for event in logged for row_id in _written_ids(event)}
     timeline = merge(
         [accounted_event(row, written_by=writers.get(str(row.pk))) for row in reversed(rows)],
         [app_event(event) for event in reversed(events)],
