@@ -348,6 +348,9 @@ def test_an_answer_written_for_a_linked_reviewer_shows_their_name_never_the_acco
 
     answered = [e for e in events if e["event_type"] == "ChannelQuestionAnswered"]
     assert [(e["actor"], e["also_in_accounted"]) for e in answered] == [("Bea Bokförare", True)]
+    # accounted's row holds only the id; the page shows the name from the app's log, never the id.
+    row = ProcessingHistory.objects.get(aggregate_id=item.pk, event_type="ChannelQuestionAnswered")
+    assert row.actor == {"type": "user", "id": str(own)}
     assert str(own) not in " ".join(lines)
 
 
