@@ -437,6 +437,7 @@ def test_an_upload_rolled_back_leaves_no_file_no_document_and_no_item(bookkeeper
         answer(item, bookkeeper, ResendAnswer(upload=SimpleUploadedFile("a.png", png_bytes())))
     assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
     assert not DocumentAttachment.objects.exists()
+    assert not ProcessingHistory.objects.exists()  # no DocumentIngested either
     assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
     assert stored_context(item)["pending_question"]["status"] == "moved_to_app"
     assert not ClarificationEvent.objects.exists()
