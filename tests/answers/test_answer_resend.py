@@ -156,7 +156,7 @@ def test_a_file_the_company_already_has_is_not_stored_and_the_page_names_the_ite
 ):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
     content = png_bytes()
-    holder = _holding(item, content, extracted_data={"supplier": {"name": "Bränsle AB"}})
+    holder = _holding(item, content, extracted_data={"supplier": {"name": "Bränsle <b>AB</b>"}})
     _received_later(holder, item)
     stored_before = _files(documents_bucket)
 
@@ -169,7 +169,8 @@ def test_a_file_the_company_already_has_is_not_stored_and_the_page_names_the_ite
     assert f"already in the bookkeeping as item {holder.pk}" in page.text("id_file_error")
     info = page.text("resend-duplicate-info")
     assert str(holder.pk) in info
-    assert "Bränsle AB" in info
+    assert "Bränsle <b>AB</b>" in info  # the supplier's name as text, escaped
+    assert "<b>AB</b>" not in response.content.decode()
     assert holder.created_at.strftime("%Y-%m-%d") in info
     assert f'href="{item_url(holder)}"' in response.content.decode()
     assert 'form="resend-duplicate"' in response.content.decode()
