@@ -1,5 +1,8 @@
 """Django admin registrations.
 
+A user's admin page carries their account in accounted (``AccountLink``):
+the ``auth.users`` id the app names them by in accounted's audit log.
+
 The inbox item changelist (``/admin/reviewapp/indexeditem/``) shows the
 list's read model, filtered on the same state keys, question types and
 companies under the same URL parameters as the list and the API
@@ -16,6 +19,8 @@ import uuid
 from typing import Any, cast
 
 from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -26,6 +31,7 @@ from reviewapp import access, roles, states
 from reviewapp.admin_forms import GoldenCaseAdminForm
 from reviewapp.bookkeeping.models import Company
 from reviewapp.models import (
+    AccountLink,
     ApiToken,
     ClarificationEvent,
     GoldenCase,
@@ -313,3 +319,33 @@ class GoldenCaseAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[GoldenCase]) -> None:
         for pk in queryset.values_list("pk", flat=True):
             delete_case(pk, user=request.user)
+
+
+class AccountLinkInline(admin.StackedInline):
+    """The user's own user in accounted, checked against ``auth.users`` when saved (``AccountLink.clean``)."""
+
+    model = AccountLink
+    can_delete = True
+    max_num = 1
+    # The empty row is on the page: linking needs no JavaScript.
+    extra = 1
+    fields = ("accounted_user_id",)
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserWithAccountAdmin(UserAdmin):
+    """Django's user admin, with the user's account in accounted on the change page and in the list."""
+
+    inlines = (AccountLinkInline,)
+    list_display = ("username", "email", "first_name", "last_name", "is_staff", "accounted_user")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[User]:
+        return super().get_queryset(request).select_related("account_link")
+
+    @admin.display(description=_("accounted user id"))
+    def accounted_user(self, user: User) -> str:
+        link = getattr(user, "account_link", None)
+        return str(link.accounted_user_id) if link is not None and link.accounted_user_id else "—"

@@ -9,6 +9,8 @@ accounted's tables (the inbox items, companies, documents, the chat) are in
   without touching accounted's table;
 - ``SyncState``: how far that sync has read;
 - ``ClarificationEvent``: the app's own answer log, before and after;
+- ``AccountLink``: a review user's own account in accounted, the pseudonymous
+  actor of what the app writes there for them;
 - ``ApiToken`` and ``GoldenCase``.
 """
 
@@ -21,12 +23,14 @@ from datetime import datetime
 from typing import Any, Final
 
 from django.conf import settings
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import DatabaseError, connections, models
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import access, states
+from reviewapp.routers import BOOKKEEPING_DB
 
 # Eight or more hex digits (dashes allowed) may be the start of an item id:
 # the list shows the first eight. Matched as a range on the primary key, so
@@ -419,3 +423,73 @@ class CompanyAssignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} → {self.company_id}"
+
+
+def accounted_user_exists(user_id: uuid.UUID) -> bool:
+    """Whether accounted's ``auth.users`` has this id (a read on the ``bookkeeping`` database)."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT 1 FROM auth.users WHERE id = %s", [user_id])
+        return cursor.fetchone() is not None
+
+
+class AccountLink(models.Model):
+    """A review user's own user in accounted (``auth.users``): who they are in accounted's audit log.
+
+    ``processing_history`` is append-only and outside accounted's erasure
+    path, so the app never writes a name there: an event the app writes for a
+    linked user names them by this id, as accounted names its own users;
+    without a link the actor is the app itself. Set by an admin on the user's
+    admin page; an id accounted does not know is refused.
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="account_link")
+    accounted_user_id = models.UUIDField(
+        _("accounted user id"),
+        unique=True,
+        null=True,
+        blank=True,
+        help_text=_(
+            "The id of this person's own user in accounted (auth.users). Events the app writes to accounted's "
+            "audit log for them carry this id, never their name; empty: the app is named instead."
+        ),
+    )
+
+    class Meta:
+        verbose_name = _("account in accounted")
+        verbose_name_plural = _("accounts in accounted")
+
+    def __str__(self) -> str:
+        return f"{self.user} → {self.accounted_user_id or '—'}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Checked on every save, not only in the admin's form: an id accounted
+        # does not know would put a dangling actor into its audit log.
+        self.clean()
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if self.accounted_user_id is None:
+            return
+        try:
+            known = accounted_user_exists(self.accounted_user_id)
+        except DatabaseError:
+            raise ValidationError(
+                {"accounted_user_id": _("accounted's database did not answer, so the id could not be checked.")}
+            ) from None
+        if not known:
+            raise ValidationError(
+                {
+                    "accounted_user_id": _(
+                        "accounted has no user with the id %(id)s: copy the id of the person's own user in "
+                        "accounted (auth.users)."
+                    )
+                    % {"id": self.accounted_user_id}
+                }
+            )
+
+
+def accounted_user_id(user: Any) -> uuid.UUID | None:
+    """The accounted user ``user`` is linked to, or None."""
+    if user is None or user.pk is None:
+        return None
+    return AccountLink.objects.filter(user_id=user.pk).values_list("accounted_user_id", flat=True).first()

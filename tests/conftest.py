@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
@@ -11,6 +13,7 @@ from django.test import Client
 
 from reviewapp import roles
 from reviewapp.bookkeeping import replica
+from reviewapp.bookkeeping.models import decode_json
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
@@ -154,3 +157,44 @@ def _empty_bookkeeping_after_transactional_tests(request):  # type: ignore[no-un
 @pytest.fixture
 def on_postgres() -> bool:
     return True
+
+
+# The events the app writes to accounted's append-only log (never a name in them).
+AUDITED_EVENTS = ("ChannelQuestionAnswered", "DocumentIngested")
+
+
+def actor_problems(rows: list[tuple[str, Any, str]]) -> list[str]:
+    """What is wrong with each ``(event_type, event_id, actor as JSON text)``: a label, or a user id that is no UUID."""
+    problems = []
+    for event_type, event_id, text in rows:
+        actor = decode_json(text)
+        if not isinstance(actor, dict):
+            continue
+        if "label" in actor:
+            problems.append(f"{event_type} {event_id}: the actor has a label: {text}")
+        if actor.get("type") == "user":
+            try:
+                uuid.UUID(str(actor.get("id")))
+            except ValueError:
+                problems.append(f"{event_type} {event_id}: a user actor whose id is not a UUID: {text}")
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def _no_names_in_accounted_log(request, _empty_bookkeeping_after_transactional_tests):  # type: ignore[no-untyped-def]
+    # After every test that used the databases, and before the tables are
+    # emptied (this fixture is torn down first: it depends on the emptying
+    # one) or rolled back: every ChannelQuestionAnswered and DocumentIngested
+    # the test wrote, whoever wrote it, must name nobody.
+    yield
+    connection = connections[BOOKKEEPING_DB]
+    if request.node.get_closest_marker("django_db") is None or connection.needs_rollback:
+        return  # no database, or the test broke its transaction: its own error is the one to read
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT event_type, event_id, actor::text FROM public.processing_history WHERE event_type = ANY(%s)",
+            [list(AUDITED_EVENTS)],
+        )
+        problems = actor_problems(cursor.fetchall())
+    if problems:
+        pytest.fail("accounted's log got a name or a non-UUID user:\n" + "\n".join(problems[:10]), pytrace=False)

@@ -44,6 +44,7 @@ from reviewapp.answers.log import (
     app_answers,
     replaced_answer,
 )
+from reviewapp.answers.resend import Holder
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
@@ -152,6 +153,8 @@ class AnswerPanel:
     answered: AppAnswer | None = None
     window_ends: dt.datetime | None = None
     error_slots: list[ErrorSlot] = field(default_factory=list)
+    # An uploaded file the company already has: the item holding it, offered as the replacing item.
+    duplicate: Holder | None = None
 
     @property
     def question_label(self) -> object:
@@ -187,6 +190,7 @@ def answer_panel(
     confirm_deny: list[tuple[str, str]] | None = None,
     reserve: bool = True,
     links: ItemLinks | None = None,
+    duplicate: Holder | None = None,
 ) -> AnswerPanel:
     """The panel for ``item`` as ``user`` sees it.
 
@@ -195,7 +199,8 @@ def answer_panel(
     typed stays. ``confirm_deny`` holds the typed fields to carry through the
     confirmation. Offering the form to answer reserves the item for ``user``
     unless ``reserve`` is false. ``links``: the item's resend links when the
-    caller has them already (the item page's description does).
+    caller has them already (the item page's description does). ``duplicate``:
+    the item already holding an uploaded file (``resend.DuplicateFile``).
     """
     ctx = item.channel_context
     pending = pending_question(ctx) or {}
@@ -209,6 +214,7 @@ def answer_panel(
         replaced=replaced_answer(item, log),
         links=links if links is not None else item_links(item.pk, user),
         receipt=_receipt_kind(item),
+        duplicate=duplicate,
     )
     if conflict is not None:
         panel.mode, panel.focus = "conflict", "conflict"

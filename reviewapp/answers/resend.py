@@ -1,14 +1,37 @@
 """Settling a resend question in the app: a newer item replaces the old one, or a sharper file is uploaded.
 
-An upload is what accounted's own upload does: the file goes into the
-``documents`` bucket (``storages["documents"]``, a local folder in
-development, an S3-compatible bucket by settings) under
-``documents/{company_id}/{user_id}/{epoch_ms}_{sanitised_name}``, a
-``document_attachments`` row records it (sha256, size, type,
-``upload_source`` 'file_upload') and a new ``invoice_inbox_items`` row
-(status 'received', source 'upload', the old item's user and company) holds
-it. Like a new photo in the chat, the new item carries no link to the old
-one in accounted's data; the app keeps the link in its own log.
+An upload enters accounted's pipeline exactly as a file uploaded in
+accounted's own inbox does (``extensions/general/invoice-inbox/index.ts``,
+route ``POST /upload``, which calls ``uploadAndExtract`` with source
+'upload' and ``deferExtraction: true``; ``lib/upload-and-extract.ts`` and
+``lib/core/documents/document-service.ts``; read at erp-mafia/accounted
+097a9e4 and 0d5eec7, the route's hand-off asserted by
+``__tests__/upload-signed-route.test.ts`` at ae267d3):
+
+- content dedupe first (``uploadDocument``'s ``dedupeByContent``): when the
+  company already has a current document (``is_current_version``) with the
+  file's sha256, nothing is stored again. If an item holds that document
+  (the oldest, as accounted adopts it), the upload is refused with
+  ``DuplicateFile`` naming that item, which the bookkeeper may name as the
+  replacing item instead; if none does (the document entered outside the
+  inbox), the new item is filed for the existing document, as accounted does;
+- the file goes into the ``documents`` bucket (``storages["documents"]``)
+  under accounted's key ``documents/{company_id}/{user_id}/{epoch_ms}_{name}``
+  with accounted's ``sanitizeFileName`` (copied below); the
+  ``document_attachments`` row keeps the original file name (control
+  characters stripped), ``upload_source`` 'file_upload', ``uploaded_by`` the
+  bookkeeper's linked accounted user or NULL;
+- ``DocumentIngested`` is appended for the document, with accounted's
+  payload and the pseudonymous actor (``writing.actor_for``);
+- the new item is staged as accounted's web upload stages it: status
+  'processing', ``extracted_data`` NULL (so its MCP "re-run extraction
+  first" guard holds and its inbox sweep picks the row up for extraction),
+  source 'upload', a new correlation id shared with the event.
+
+The row's ``user_id`` (and so the key's user segment) is the old item's
+owner: the receipt is still theirs; who uploaded it is ``uploaded_by``. Like
+a new photo in the chat, the new item carries no link to the old one in
+accounted's data; the app keeps the link in its own log.
 """
 
 from __future__ import annotations
@@ -17,7 +40,7 @@ import datetime as dt
 import hashlib
 import re
 import uuid
-from pathlib import PurePath
+from dataclasses import dataclass
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -25,26 +48,53 @@ from django.core.files.base import File
 from django.core.files.storage import storages
 from django.utils.translation import gettext as _
 
-from reviewapp import access
+from reviewapp import access, text
 from reviewapp.answers.uploads import CheckedFile
 from reviewapp.answers.validation import AnswerInvalid
-from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 
 DOCUMENTS_STORAGE: Final = "documents"
-MAX_STORED_NAME: Final = 100
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+INGESTED: Final = "DocumentIngested"
+# accounted's upload route passes source 'upload' (the item's source and the event's channel).
+UPLOAD_SOURCE: Final = "upload"
+
+# document-service.ts sanitizeFileName: these survive in the name, others become "_".
+_KEY_SAFE_BASE = re.compile(r"[^a-zA-Z0-9._-]")
+_KEY_SAFE_EXT = re.compile(r"[^a-zA-Z0-9.]")
+_UNDERSCORES = re.compile(r"_+")
+_EDGE_UNDERSCORE = re.compile(r"\A_|_\Z")
+MAX_KEY_BASE: Final = 100
 
 
-def sanitised_name(name: str | None, extension: str) -> str:
-    """A file name safe in a storage key: ``Kvitto åäö (2).PNG`` → ``Kvitto_(2).PNG`` style, never empty."""
-    base = PurePath((name or "").replace("\\", "/")).name
-    cleaned = _UNSAFE.sub("_", base).strip("._")[-MAX_STORED_NAME:]
-    return cleaned or f"document.{extension}"
+def _js_replace(pattern: re.Pattern[str], value: str) -> str:
+    """``value.replace(/pattern/g, '_')`` as JavaScript does it: per UTF-16 unit, so 😀 becomes ``__``."""
+    return pattern.sub(lambda m: "_" * (2 if ord(m.group()) > 0xFFFF else 1), value)
 
 
-def storage_key(item: InboxItem, name: str, now: dt.datetime) -> str:
+def sanitize_file_name(name: str) -> str:
+    """accounted's ``sanitizeFileName``, line for line: ``Kvitto åäö (2).PNG`` → ``Kvitto_2.PNG``.
+
+    The base keeps ``[a-zA-Z0-9._-]``, runs of ``_`` collapse to one, one
+    ``_`` is trimmed at each end, then the first 100 characters, or ``file``;
+    the extension (from the last dot, not a leading one) keeps its case.
+    """
+    dot = name.rfind(".")
+    ext = name[dot:] if dot > 0 else ""
+    base = name[:dot] if dot > 0 else name
+    clean_base = _EDGE_UNDERSCORE.sub("", _UNDERSCORES.sub("_", _js_replace(_KEY_SAFE_BASE, base)))
+    return (clean_base[:MAX_KEY_BASE] or "file") + _js_replace(_KEY_SAFE_EXT, ext)
+
+
+def original_file_name(name: str | None) -> str:
+    """The name as uploaded, less control and text-direction characters (never stored: they spoof or break)."""
+    kept = text.BIDI_CONTROLS.sub("", text.LINE_CONTROLS.sub("", name or ""))
+    return kept if kept.strip() else "file"
+
+
+def storage_key(company_id: uuid.UUID, user_id: uuid.UUID, file_name: str, now: dt.datetime) -> str:
+    """accounted's ``buildDocumentStoragePath``: ``documents/{company}/{user}/{epoch_ms}_{sanitised}``."""
     epoch_ms = int(now.timestamp() * 1000)
-    return f"documents/{item.company_id}/{item.user_id}/{epoch_ms}_{name}"
+    return f"documents/{company_id}/{user_id}/{epoch_ms}_{sanitize_file_name(file_name)}"
 
 
 def sha256_of(upload: Any) -> str:
@@ -56,6 +106,17 @@ def sha256_of(upload: Any) -> str:
     return digest.hexdigest()
 
 
+def replacement_problem(old: InboxItem, new: InboxItem) -> str | None:
+    """Why ``new`` cannot replace ``old`` (both visible to the user), or None."""
+    if new.pk == old.pk:
+        return _("An item cannot replace itself.")
+    if new.company_id != old.company_id:
+        return _("That item belongs to another company.")
+    if new.created_at <= old.created_at:
+        return _("That item is older than this one; only a newer item replaces it.")
+    return None
+
+
 def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxItem:
     """The newer item of the same company that replaces ``old``, or ``AnswerInvalid``.
 
@@ -64,44 +125,141 @@ def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxIte
     new = InboxItem.objects.filter(pk=new_id).first()
     if new is None or not access.can_see(user, new.company_id):
         raise AnswerInvalid({"replaced_by": [_("No item has this id.")]})
-    if new.pk == old.pk:
-        raise AnswerInvalid({"replaced_by": [_("An item cannot replace itself.")]})
-    if new.company_id != old.company_id:
-        raise AnswerInvalid({"replaced_by": [_("That item belongs to another company.")]})
-    if new.created_at <= old.created_at:
-        raise AnswerInvalid({"replaced_by": [_("That item is older than this one; only a newer item replaces it.")]})
+    problem = replacement_problem(old, new)
+    if problem is not None:
+        raise AnswerInvalid({"replaced_by": [problem]})
     return new
 
 
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """The item that already holds an uploaded file: what the bookkeeper is shown to recognise it."""
+
+    item_id: uuid.UUID
+    received_at: dt.datetime
+    supplier: str | None
+    # Why it cannot be named as the replacing item; None: it can, in one step.
+    problem: str | None
+    is_this_item: bool
+
+
+class DuplicateFile(AnswerInvalid):
+    """The uploaded file is already a current document of the company, held by ``holder``: nothing is stored."""
+
+    def __init__(self, holder: Holder) -> None:
+        if holder.is_this_item:
+            message = _("This is the very file this item already holds (item %(id)s); upload the sharper one.")
+        else:
+            message = _(
+                "This file is already in the bookkeeping as item %(id)s, so it was not stored again. "
+                "If that item is the sharper receipt, settle this question with “replaced by” that item."
+            )
+        super().__init__({"file": [message % {"id": holder.item_id}]})
+        self.holder = holder
+
+
+def _current_document(company_id: uuid.UUID, sha256: str) -> DocumentAttachment | None:
+    """accounted's ``dedupeByContent``: the company's oldest current document with these bytes."""
+    return (
+        DocumentAttachment.objects.filter(company_id=company_id, sha256_hash=sha256, is_current_version=True)
+        .order_by("created_at", "id")
+        .first()
+    )
+
+
+def _holder(old: InboxItem, document: DocumentAttachment) -> Holder | None:
+    """The oldest item of the company filed for ``document`` (the one accounted adopts), or None."""
+    item = (
+        InboxItem.objects.filter(company_id=old.company_id, document_id=document.pk)
+        .order_by("created_at", "id")
+        .first()
+    )
+    if item is None:
+        return None
+    return Holder(
+        item_id=item.pk,
+        received_at=item.created_at,
+        supplier=item.supplier_name,
+        problem=replacement_problem(old, item),
+        is_this_item=item.pk == old.pk,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """What an upload wrote: the document (new, or the existing one), its new item, its ``DocumentIngested``."""
+
+    document: DocumentAttachment
+    item: InboxItem
+    ingested: ProcessingHistory
+
+
 def store_upload(
-    old: InboxItem, checked: CheckedFile, *, now: dt.datetime, stored: list[tuple[Any, str]]
-) -> tuple[DocumentAttachment, InboxItem]:
-    """Save the file, its ``document_attachments`` row and a new item; ``stored`` learns the file's key."""
+    old: InboxItem,
+    checked: CheckedFile,
+    *,
+    uploaded_by: uuid.UUID | None,
+    actor: dict[str, str],
+    now: dt.datetime,
+    stored: list[tuple[Any, str]],
+) -> Staged:
+    """Stage the file as accounted's upload does (see the module doc); ``stored`` learns the file's key.
+
+    Raises ``DuplicateFile`` (nothing written) when an item already holds these bytes.
+    """
     upload = checked.upload
-    name = sanitised_name(upload.name, checked.extension)
     sha256 = sha256_of(upload)
-    storage = storages[DOCUMENTS_STORAGE]
-    saved = storage.save(storage_key(old, name, now), File(upload))
-    stored.append((storage, saved))
-    document = DocumentAttachment.objects.create(
-        user_id=old.user_id,
+    document = _current_document(old.company_id, sha256)
+    if document is not None:
+        holder = _holder(old, document)
+        if holder is not None:
+            raise DuplicateFile(holder)
+    else:
+        name = original_file_name(upload.name)
+        storage = storages[DOCUMENTS_STORAGE]
+        saved = storage.save(storage_key(old.company_id, old.user_id, name, now), File(upload))
+        stored.append((storage, saved))
+        document = DocumentAttachment.objects.create(
+            user_id=old.user_id,
+            company_id=old.company_id,
+            storage_path=saved,
+            file_name=name,
+            file_size_bytes=upload.size,
+            mime_type=checked.mime_type,
+            sha256_hash=sha256,
+            version=1,
+            is_current_version=True,
+            uploaded_by=uploaded_by,
+            upload_source="file_upload",
+        )
+    correlation_id = uuid.uuid4()
+    ingested = ProcessingHistory.objects.create(
         company_id=old.company_id,
-        storage_path=saved,
-        file_name=name,
-        file_size_bytes=upload.size,
-        mime_type=checked.mime_type,
-        sha256_hash=sha256,
-        upload_source="file_upload",
+        correlation_id=correlation_id,
+        causation_id=None,
+        aggregate_type="Document",
+        aggregate_id=document.pk,
+        event_type=INGESTED,
+        payload={
+            "channel": UPLOAD_SOURCE,
+            "document_id": str(document.pk),
+            "mime_type": checked.mime_type,
+            "size_bytes": upload.size,
+        },
+        payload_schema_version=1,
+        actor=actor,
+        occurred_at=now,
     )
     new_item = InboxItem.objects.create(
         user_id=old.user_id,
         company_id=old.company_id,
-        status="received",
-        source="upload",
+        status="processing",
+        source=UPLOAD_SOURCE,
         document=document,
-        correlation_id=uuid.uuid4(),
-        extracted_data={},
+        correlation_id=correlation_id,
+        extracted_data=None,
+        extraction_skipped=False,
         channel_context=None,
     )
     new_item.refresh_from_db()
-    return document, new_item
+    return Staged(document, new_item, ingested)

@@ -41,6 +41,7 @@ from reviewapp.answers.panel import (
     error_slots,
     preview_of,
 )
+from reviewapp.answers.resend import DuplicateFile
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
@@ -99,6 +100,9 @@ def submit(
     listed = IndexedItem.objects.filter(pk=item.pk).first()
     try:
         answer_question(item_id=item.pk, user=user, answer=form.valid_answer)
+    except DuplicateFile as duplicate:
+        form.apply_errors(duplicate.errors)
+        return again(form=form, duplicate=duplicate.holder)
     except AnswerInvalid as invalid:
         form.apply_errors(invalid.errors)
         return again(form=form)

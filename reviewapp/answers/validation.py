@@ -20,7 +20,8 @@ into a prompt line):
 - the customer's own words (``raw_answer``) are optional free text of at most
   2000 characters; a replacing item is named by its id (a UUID).
 
-``answer_from_json`` checks only the body's shape (types, known fields);
+``answer_from_json`` checks only the body's shape (types, known fields),
+``upload_from_form`` the API's multipart upload of a sharper file;
 ``validate`` applies the rules, for the API exactly as for the page.
 """
 
@@ -264,7 +265,7 @@ def answer_from_json(data: object) -> Answer:
             errors["readable"] = [
                 _(
                     'Send "readable": true, or "replaced_by": "<id of the newer item>". '
-                    "A sharper file can only be uploaded on the item page."
+                    "Upload a sharper file as multipart/form-data with question=resend and the file in file."
                 )
             ]
         answer = ResendAnswer(readable=readable is True, replaced_by=replaced_by)
@@ -296,6 +297,25 @@ def answer_from_json(data: object) -> Answer:
     if errors:
         raise AnswerInvalid(errors)
     return answer
+
+
+def upload_from_form(data: Any, files: Any) -> ResendAnswer:
+    """A sharper file posted to the JSON API as ``multipart/form-data``: ``question=resend`` and ``file``.
+
+    Only the shape is checked here, as for a JSON body; ``validate`` checks the file.
+    """
+    errors: dict[str, list[str]] = {
+        key: [_("Unknown field for this question.")] for key in data if key not in ("question", "file")
+    }
+    if data.get("question") != RESEND:
+        errors["question"] = [_("Only a resend question is answered with a file; send other answers as JSON.")]
+    errors |= {key: [_("Unknown field for this question.")] for key in files if key != "file"}
+    uploads = files.getlist("file")
+    if len(uploads) != 1:
+        errors["file"] = [_("Send exactly one file, in the field named file.")]
+    if errors:
+        raise AnswerInvalid(errors)
+    return ResendAnswer(upload=uploads[0])
 
 
 def _json_text(data: dict[str, Any], key: str, errors: dict[str, list[str]]) -> str:

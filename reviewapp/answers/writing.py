@@ -21,22 +21,25 @@ After the commit it logs the before and after in the review database
 
 The ``processing_history`` event is the intake's own (``channel``,
 ``inbox_item_id``, ``question_type``), plus ``"amended": true`` for a
-correction. The actor names the review user: ``{"type": "user", "id":
-"review-app:<id>", "label": …}``. Labels must not carry personnummer or
-org-number digit patterns, so every run of six or more digits is taken out
-of the user name.
+correction. Its actor is pseudonymous, never a name: ``processing_history``
+is append-only and outside accounted's erasure path, and accounted's
+``lib/processing-history/append.ts`` says "never names, emails". A review
+user linked to their own accounted user (``AccountLink``) is ``{"type":
+"user", "id": "<that auth.users id>"}``, as accounted names its own users;
+anyone else is the app, ``{"type": "system", "id": "review-app"}``. Which
+review user wrote the event stays in the app's log (``ClarificationEvent``
+with the event's id), where the item's history reads their name.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from django.contrib.auth.models import AbstractBaseUser, User
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.utils import timezone
@@ -58,14 +61,14 @@ from reviewapp.answers.log import app_answer_in_place, app_answers
 from reviewapp.answers.uploads import check_file
 from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
-from reviewapp.models import ClarificationEvent
+from reviewapp.models import ClarificationEvent, accounted_user_id
 from reviewapp.routers import BOOKKEEPING_DB
 
 log = logging.getLogger(__name__)
 
 ANSWERED: Final = "ChannelQuestionAnswered"
-ACTOR_PREFIX: Final = "review-app"
-_LONG_DIGITS = re.compile(r"\d{6,}")
+# The app itself, for a review user not linked to an accounted user.
+APP_ACTOR: Final = {"type": "system", "id": "review-app"}
 
 
 class AnswerConflict(Exception):
@@ -112,6 +115,8 @@ class AnswerResult:
     new_item: InboxItem | None = None
     document: DocumentAttachment | None = None
     replaced_by: InboxItem | None = None
+    # The upload's DocumentIngested in accounted's log.
+    ingested: ProcessingHistory | None = None
     # The app's own log entry, written once the transaction is committed.
     event: ClarificationEvent = field(init=False)
 
@@ -130,9 +135,10 @@ def answer_question(
     cleaned = validate(answer)
     moment = to_millis(now or timezone.now())
     stored: list[tuple[Any, str]] = []
+    linked = accounted_user_id(user)
     try:
         with transaction.atomic(using=BOOKKEEPING_DB):
-            result = _write(item_id, user, cleaned, moment, stored)
+            result = _write(item_id, user, cleaned, moment, stored, linked)
     except BaseException:
         # A rolled-back upload must not leave its file behind in the bucket.
         for storage, name in stored:
@@ -160,7 +166,12 @@ def answer_question(
 
 
 def _write(
-    item_id: uuid.UUID | str, user: User, answer: Answer, now: dt.datetime, stored: list[tuple[Any, str]]
+    item_id: uuid.UUID | str,
+    user: User,
+    answer: Answer,
+    now: dt.datetime,
+    stored: list[tuple[Any, str]],
+    linked: uuid.UUID | None,
 ) -> AnswerResult:
     # The lock makes a concurrent answer wait here, then read what was
     # committed before it: the checks below see the latest row.
@@ -176,11 +187,15 @@ def _write(
         raise AnswerConflict(item, reason)
     assert isinstance(before, dict)  # conflict_reason found a pending question in it
 
-    new_item = document = replaced_by = None
+    new_item = document = replaced_by = ingested = None
     if isinstance(answer, ResendAnswer):
         if answer.choice == UPLOAD:
             assert answer.upload is not None
-            document, new_item = resend.store_upload(item, check_file(answer.upload), now=now, stored=stored)
+            upload = check_file(answer.upload)
+            staged = resend.store_upload(
+                item, upload, uploaded_by=linked, actor=actor_for(linked), now=now, stored=stored
+            )
+            document, new_item, ingested = staged.document, staged.item, staged.ingested
         elif answer.replaced_by:
             replaced_by = resend.replacement(item, answer.replaced_by, user)
     after = answered_context(before, answer, answered_at=utc_stamp(now))
@@ -199,12 +214,12 @@ def _write(
         item,
         event_type=ANSWERED,
         question=answer.question,
-        actor=actor_for(user),
+        actor=actor_for(linked),
         occurred_at=now,
         amended=answer.amend,
     )
     item.refresh_from_db()
-    return AnswerResult(item, before, after, event, changes, new_item, document, replaced_by)
+    return AnswerResult(item, before, after, event, changes, new_item, document, replaced_by, ingested)
 
 
 def _without_times(value: Any) -> Any:
@@ -244,23 +259,18 @@ def _log_payload(answer: Answer, written: AnswerResult) -> dict[str, Any]:
             "new_item_id": str(new.pk) if new else None,
             "document_id": str(written.document.pk) if written.document else None,
         }
+        if written.ingested is not None:
+            # The new item's history names the writer of its DocumentIngested from here.
+            payload["resend"]["ingested_event_id"] = str(written.ingested.pk)
     return payload
 
 
 # --- accounted's audit log --------------------------------------------------------
 
 
-def actor_label(username: str) -> str:
-    """The user name without any run of 6+ digits: ``anna19850101-1234`` → ``anna-1234``."""
-    return " ".join(_LONG_DIGITS.sub("", username).split())
-
-
-def actor_for(user: AbstractBaseUser) -> dict[str, str]:
-    actor = {"type": "user", "id": f"{ACTOR_PREFIX}:{user.pk}"}
-    label = actor_label(user.get_username())
-    if label:
-        actor["label"] = label
-    return actor
+def actor_for(linked: uuid.UUID | None) -> dict[str, str]:
+    """The actor of an event written for a review user linked to ``linked`` (None: not linked). No label, ever."""
+    return {"type": "user", "id": str(linked)} if linked is not None else dict(APP_ACTOR)
 
 
 def append_question_event(

@@ -9,6 +9,13 @@ database) records the answers written here, with the whole
 (``reviewapp.items.transcript``) adds each message received or sent. Each
 source is read separately, bounded, and merged by time. The merged
 timeline's texts are then cut to their caps (``cap_events``).
+
+accounted's log never names a person: an event the app wrote there carries
+a pseudonymous actor (the bookkeeper's accounted user id, or the app). The
+app's own log keeps the id of each event it wrote (``history_event_id``;
+an upload's ``DocumentIngested`` as ``resend.ingested_event_id``), so those
+events are shown with the review user's name from there, and an app answer
+is matched to its twin in accounted's log by that id.
 """
 
 from __future__ import annotations
@@ -61,10 +68,12 @@ def _question_label(question_type: str) -> str:
     return str(states.QUESTION_TYPE_LABELS.get(question_type, question_type))
 
 
-def accounted_event(row: ProcessingHistory) -> EventView:
+def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) -> EventView:
     """One ``processing_history`` row; its actor is ``{"type": ..., "id": ..., "label"?: ...}``.
 
     A row about the document (aggregate ``Document``) is marked ``about_document``.
+    ``written_by``: the review user the app wrote the row for (from its own
+    log), shown instead of the row's pseudonymous actor.
     """
     actor = _dict(row.actor)
     payload = _dict(row.payload)
@@ -77,20 +86,34 @@ def accounted_event(row: ProcessingHistory) -> EventView:
         question_type=question_type,
         question_label=_question_label(question_type),
         occurred_at=row.occurred_at,
-        actor=_text(actor.get("label")).strip() or (str(actor_id) if actor_id not in (None, "") else "?"),
-        actor_type=_text(actor.get("type")),
+        actor=written_by or _text(actor.get("label")).strip() or (str(actor_id) if actor_id not in (None, "") else "?"),
+        actor_type="review_user" if written_by else _text(actor.get("type")),
         channel=channel,
         channel_label=channel_label(channel) if channel else "",
         change=None,
         source=ACCOUNTED,
         about_document=row.aggregate_type == "Document",
+        event_id=str(row.pk),
     )
+
+
+def reviewer_name(event: ClarificationEvent) -> str:
+    """The review user who wrote ``event``: their name now, else the name logged with it."""
+    user = event.actor
+    return (user.get_full_name() or user.get_username()) if user is not None else event.actor_label
+
+
+def _written_ids(event: ClarificationEvent) -> list[str]:
+    """The ids of the rows of accounted's log that the app wrote with ``event``."""
+    payload = _dict(event.payload)
+    ids = [payload.get("history_event_id"), _dict(payload.get("resend")).get("ingested_event_id")]
+    return [value for value in ids if isinstance(value, str) and value]
 
 
 def app_event(event: ClarificationEvent) -> EventView:
     """One event of the app's own log; its actor is the review user who answered."""
     user = event.actor
-    actor = (user.get_full_name() or user.get_username()) if user is not None else event.actor_label
+    actor = reviewer_name(event)
     change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
     return EventView(
         event_type=event.event_type,
@@ -104,6 +127,7 @@ def app_event(event: ClarificationEvent) -> EventView:
         channel_label=channel_label(event.channel),
         change=change,
         source=APP,
+        event_id=_text(_dict(event.payload).get("history_event_id")),
     )
 
 
@@ -131,6 +155,9 @@ def chat_event(message: MessageView) -> EventView:
 
 
 def _same_happening(app: EventView, accounted: EventView) -> bool:
+    if app.event_id and accounted.event_id:
+        # The app's log names the row it wrote: no guessing by time.
+        return app.event_id == accounted.event_id
     return (
         app.event_type == accounted.event_type
         and (not app.question_type or not accounted.question_type or app.question_type == accounted.question_type)
@@ -177,16 +204,21 @@ def item_history(
         about |= Q(aggregate_type="Document", aggregate_id=item.document_id)
     rows = list(
         ProcessingHistory.objects.filter(about, company_id=item.company_id)
-        .only("event_type", "occurred_at", "seq", "actor", "payload", "aggregate_type")
+        .only("event_id", "event_type", "occurred_at", "seq", "actor", "payload", "aggregate_type")
         .order_by("-occurred_at", "-seq")[:limit]
     )
-    events = list(
-        ClarificationEvent.objects.filter(item_id=item.pk)
+    # The item's own log, and the upload that made this item (logged on the item it replaced), in one read.
+    logged = list(
+        ClarificationEvent.objects.filter(
+            Q(item_id=item.pk) | Q(question_type="resend", payload__resend__new_item_id=str(item.pk))
+        )
         .select_related("actor")
         .order_by("-occurred_at", "-id")[:limit]
     )
+    events = [event for event in logged if event.item_id == item.pk]
+    writers = {row_id: reviewer_name(event) for event in logged for row_id in _written_ids(event)}
     timeline = merge(
-        [accounted_event(row) for row in reversed(rows)],
+        [accounted_event(row, written_by=writers.get(str(row.pk))) for row in reversed(rows)],
         [app_event(event) for event in reversed(events)],
         chat=[chat_event(message) for message in messages],
         limit=limit,

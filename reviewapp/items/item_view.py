@@ -189,6 +189,8 @@ class EventView:
     about_document: bool = False
     detail: str = ""
     cut: dict[str, int] = field(default_factory=dict)
+    # accounted's row (its event_id), or the one an app log entry says it wrote: how the two logs' twins are paired.
+    event_id: str = ""
 
     @property
     def css_class(self) -> str:

@@ -15,15 +15,17 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp import access, roles
-from reviewapp.answers.inputs import QUESTION_TYPES
+from reviewapp.answers.inputs import QUESTION_TYPES, Answer
 from reviewapp.answers.panel import AnswerPanel, answer_panel
+from reviewapp.answers.resend import DuplicateFile
 from reviewapp.answers.screen import preview_panel, state_json, submit
-from reviewapp.answers.validation import AnswerInvalid, answer_from_json
+from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
@@ -87,24 +89,50 @@ def item_answer_preview(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -
     return render(request, PREVIEW, {"item": item, "answer_panel": panel})
 
 
-@api_view(methods=["POST"], permission=roles.ANSWER)
-def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    """``POST /api/items/<id>/answer`` with a JSON answer; see the README for the bodies."""
+def _api_answer(request: AuthenticatedHttpRequest) -> Answer | HttpResponse:
+    """The answer the request's body holds (JSON, or a sharper file as multipart), or the error response."""
+    if request.content_type == "multipart/form-data":
+        try:
+            return upload_from_form(request.POST, request.FILES)
+        except RequestDataTooBig:
+            return json_error(413, "the body is larger than the server accepts")
+        except MultiPartParserError:
+            return json_error(400, "the multipart body cannot be read")
+        except AnswerInvalid as invalid:
+            return json_error(400, "the answer is not valid", errors=invalid.errors)
     try:
         body = request.body
     except RequestDataTooBig:
         return json_error(413, "the body is larger than the server accepts")
     if request.content_type != "application/json":
-        return json_error(400, "send the answer as JSON with Content-Type: application/json")
+        return json_error(
+            400, "send the answer as JSON with Content-Type: application/json (a sharper file as multipart/form-data)"
+        )
     try:
         data = json.loads(body)
     except (UnicodeDecodeError, ValueError, RecursionError):
         return json_error(400, "the body is not valid JSON")
+    try:
+        return answer_from_json(data)
+    except AnswerInvalid as invalid:
+        return json_error(400, "the answer is not valid", errors=invalid.errors)
+
+
+@api_view(methods=["POST"], permission=roles.ANSWER)
+def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
+    """``POST /api/items/<id>/answer`` with a JSON answer, or a sharper file as multipart; see the README."""
+    answer = _api_answer(request)
+    if isinstance(answer, HttpResponse):
+        return answer
     item = InboxItem.objects.filter(pk=item_id).only("company_id").first()
     if item is None or not access.can_see(request.user, item.company_id):
         return json_error(404, "no such item")
     try:
-        result = answer_question(item_id=item_id, user=request.user, answer=answer_from_json(data))
+        result = answer_question(item_id=item_id, user=request.user, answer=answer)
+    except DuplicateFile as duplicate:
+        return json_error(
+            400, "the answer is not valid", errors=duplicate.errors, existing_item_id=str(duplicate.holder.item_id)
+        )
     except AnswerInvalid as invalid:
         return json_error(400, "the answer is not valid", errors=invalid.errors)
     except AnswerConflict as conflict:

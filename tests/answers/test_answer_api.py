@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from django.test import Client
 from django.urls import reverse
@@ -131,7 +132,7 @@ def test_the_answer_writes_the_conversation_and_the_audit_log(bookkeeper_client,
     response = post(bookkeeper_client, item, {"question": "context", "text": "Taxi"})
     assert response.status_code == 200
     rows = history(item)
-    assert [row.actor for row in rows] == [{"type": "user", "id": f"review-app:{bookkeeper.pk}", "label": "bea"}]
+    assert [row.actor for row in rows] == [{"type": "system", "id": "review-app"}]
     assert response.json()["history_event_id"] == str(rows[0].pk)
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute(
@@ -385,3 +386,55 @@ def test_anonymous_calls_get_a_json_401():
 def test_get_is_a_405(bookkeeper_client):
     item = moved_item("context")
     assert bookkeeper_client.get(url(item)).status_code == 405
+
+
+# --- A sharper file, as multipart/form-data ----------------------------------------------------
+
+
+def _png() -> bytes:
+    from tests.answers.conftest import png_bytes
+
+    return png_bytes()
+
+
+def upload(client: Client, item: InboxItem, name: str, content: bytes, **headers: Any) -> Any:
+    return client.post(url(item), {"question": "resend", "file": SimpleUploadedFile(name, content)}, **headers)
+
+
+def test_a_sharper_file_uploaded_through_the_api_is_staged_like_the_pages(bookkeeper_client, token):
+    item = moved_item("resend")
+    response = upload(Client(), item, "skarp.png", _png(), **bearer(token))
+    assert response.status_code == 200
+    new = InboxItem.objects.get(pk=response.json()["new_item_id"])
+    assert (new.status, new.extracted_data, new.source) == ("processing", None, "upload")
+    assert stored(item)["pending_question"]["status"] == "answered"
+
+
+def test_a_file_the_company_already_has_is_a_400_naming_the_item_that_holds_it(bookkeeper_client):
+    first = moved_item("resend")
+    second = moved_item("resend", company=first.company)
+    made = upload(bookkeeper_client, first, "a.png", _png()).json()["new_item_id"]
+
+    response = upload(bookkeeper_client, second, "b.png", _png())
+
+    assert response.status_code == 400
+    body = response.json()
+    assert made in body["errors"]["file"][0]
+    assert body["existing_item_id"] == made
+    assert stored(second)["pending_question"]["status"] == "moved_to_app"
+    assert InboxItem.objects.filter(company_id=first.company_id).count() == 3
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [({"question": "context"}, "question"), ({"note": "x"}, "note"), ({}, None)],
+)
+def test_a_multipart_body_other_than_one_file_for_a_resend_is_a_400(bookkeeper_client, fields, field):
+    item = moved_item("resend")
+    data = {"question": "resend", **fields}
+    if field is not None:
+        data["file"] = SimpleUploadedFile("a.png", _png())
+    response = bookkeeper_client.post(url(item), data)
+    assert response.status_code == 400
+    assert (field or "file") in response.json()["errors"]
+    assert stored(item)["pending_question"]["status"] == "moved_to_app"

@@ -24,9 +24,9 @@ from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import AnswerConflict, AnswerResult, answer_question
-from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.items.links import item_links
-from reviewapp.models import ClarificationEvent, IndexedItem
+from reviewapp.models import AccountLink, ClarificationEvent, IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import (
@@ -72,7 +72,8 @@ def assert_history_row(item: InboxItem, user: Any, question: str, *, amended: bo
     assert row.event_type == "ChannelQuestionAnswered"
     assert row.payload == payload
     assert row.payload_schema_version == 1
-    assert row.actor == {"type": "user", "id": f"review-app:{user.pk}", "label": "bea"}
+    # Nobody in the tests above is linked to an accounted user: the app is the actor, never a name.
+    assert row.actor == {"type": "system", "id": "review-app"}
     assert row.occurred_at == NOW_MS
 
 
@@ -338,12 +339,16 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
 
     document = DocumentAttachment.objects.get()
     epoch_ms = int(NOW_MS.timestamp() * 1000)
-    assert document.storage_path == f"documents/{item.company_id}/{item.user_id}/{epoch_ms}_Skarpare_kvitto_.png"
-    assert document.file_name == "Skarpare_kvitto_.png"
+    # accounted's sanitizeFileName("Skarpare kvitto åäö.png"), run in node: "Skarpare_kvitto.png".
+    assert document.storage_path == f"documents/{item.company_id}/{item.user_id}/{epoch_ms}_Skarpare_kvitto.png"
+    assert document.file_name == "Skarpare kvitto åäö.png"
     assert document.sha256_hash == hashlib.sha256(content).hexdigest()
     assert document.file_size_bytes == len(content)
     assert document.mime_type == "image/png"
     assert document.upload_source == "file_upload"
+    assert document.uploaded_by is None  # the bookkeeper is linked to no accounted user
+    assert document.is_current_version is True
+    assert document.version == 1
     assert document.user_id == item.user_id
     assert document.company_id == item.company_id
     assert (documents_bucket / document.storage_path).read_bytes() == content
@@ -351,15 +356,34 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
     new = InboxItem.objects.exclude(pk=item.pk).get()
     assert result.new_item is not None
     assert result.new_item.pk == new.pk
-    assert new.status == "received"
+    # Staged as accounted's web upload stages it: its extraction picks the row up.
+    assert new.status == "processing"
+    assert new.extracted_data is None
+    assert new.extraction_skipped is False
     assert new.source == "upload"
     assert new.user_id == item.user_id
     assert new.company_id == item.company_id
     assert new.document_id == document.pk
     assert new.correlation_id is not None
     assert new.correlation_id != item.correlation_id
-    assert new.extracted_data == {}
     assert new.channel_context is None
+    assert new.whatsapp_message_id is None
+
+    ingested = ProcessingHistory.objects.get(event_type="DocumentIngested")
+    assert ingested.company_id == item.company_id
+    assert ingested.correlation_id == new.correlation_id
+    assert ingested.causation_id is None
+    assert ingested.aggregate_type == "Document"
+    assert ingested.aggregate_id == document.pk
+    assert ingested.payload == {
+        "channel": "upload",
+        "document_id": str(document.pk),
+        "mime_type": "image/png",
+        "size_bytes": len(content),
+    }
+    assert ingested.payload_schema_version == 1
+    assert ingested.actor == {"type": "system", "id": "review-app"}
+    assert ingested.occurred_at == NOW_MS
 
     assert stored_context(item) == with_other_keys(
         {
@@ -369,8 +393,36 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
     )
     assert_history_row(item, bookkeeper, "resend")
     log = ClarificationEvent.objects.get(item_id=item.pk)
-    assert log.payload["resend"] == {"choice": "upload", "new_item_id": str(new.pk), "document_id": str(document.pk)}
+    assert log.payload["resend"] == {
+        "choice": "upload",
+        "new_item_id": str(new.pk),
+        "document_id": str(document.pk),
+        "ingested_event_id": str(ingested.pk),
+    }
     assert IndexedItem.objects.filter(pk=new.pk).exists()
+
+
+def test_an_upload_by_a_linked_bookkeeper_names_their_accounted_user_and_nobody_else(bookkeeper, documents_bucket):
+    own_user = factories.make_auth_user()
+    AccountLink.objects.create(user=bookkeeper, accounted_user_id=own_user)
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    answer(item, bookkeeper, ResendAnswer(upload=SimpleUploadedFile("kvitto.png", png_bytes())))
+
+    document = DocumentAttachment.objects.get()
+    assert document.uploaded_by == own_user
+    assert document.user_id == item.user_id
+    assert ProcessingHistory.objects.get(event_type="DocumentIngested").actor == {"type": "user", "id": str(own_user)}
+    assert history(item)[0].actor == {"type": "user", "id": str(own_user)}
+
+
+def test_the_document_keeps_the_original_name_without_control_characters(bookkeeper, documents_bucket):
+    item = moved_item("resend")
+    name = "Kvitto\x1b[31m\u202egnp.\x7fexe (2).png"
+    answer(item, bookkeeper, ResendAnswer(upload=SimpleUploadedFile(name, png_bytes())))
+    document = DocumentAttachment.objects.get()
+    assert document.file_name == "Kvitto[31mgnp.exe (2).png"
+    # accounted's sanitizeFileName of that name, run in node.
+    assert document.storage_path.endswith("_Kvitto_31mgnp.exe_2.png")
 
 
 def test_an_upload_rolled_back_leaves_no_file_no_document_and_no_item(bookkeeper, documents_bucket, monkeypatch):
@@ -385,6 +437,7 @@ def test_an_upload_rolled_back_leaves_no_file_no_document_and_no_item(bookkeeper
         answer(item, bookkeeper, ResendAnswer(upload=SimpleUploadedFile("a.png", png_bytes())))
     assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
     assert not DocumentAttachment.objects.exists()
+    assert not ProcessingHistory.objects.exists()  # no DocumentIngested either
     assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
     assert stored_context(item)["pending_question"]["status"] == "moved_to_app"
     assert not ClarificationEvent.objects.exists()
@@ -407,19 +460,24 @@ def test_a_booked_item_refuses_every_answer_and_writes_nothing(bookkeeper):
     assert not ClarificationEvent.objects.exists()
 
 
-@pytest.mark.parametrize(
-    ("username", "label"),
-    [("bea", "bea"), ("anna198501011234", "anna"), ("kalle-850101-1234", "kalle--1234"), ("5567321707", None)],
-)
-def test_the_actor_names_the_user_without_personnummer_or_org_number_digits(username, label):
-    user = firm_wide_bookkeeper(username)
+@pytest.mark.parametrize("linked", [False, True])
+def test_the_actor_is_the_linked_accounted_user_or_the_app_and_never_a_name(linked):
+    user = firm_wide_bookkeeper("anna198501011234", first_name="Anna", last_name="Berg", email="anna@byra.se")
+    own_user = factories.make_auth_user()
+    if linked:
+        AccountLink.objects.create(user=user, accounted_user_id=own_user)
     item = moved_item("context")
     answer_question(item_id=item.pk, user=user, answer=ContextAnswer(text="Taxi"), now=NOW)
-    actor = history(item)[0].actor
-    expected = {"type": "user", "id": f"review-app:{user.pk}"}
-    if label is not None:
-        expected["label"] = label
-    assert actor == expected
+    row = history(item)[0]
+    assert row.actor == ({"type": "user", "id": str(own_user)} if linked else {"type": "system", "id": "review-app"})
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT row_to_json(h)::text FROM public.processing_history h WHERE event_id = %s", [row.pk])
+        whole_row = cursor.fetchone()[0]
+    for personal in ("anna", "Anna", "Berg", "byra.se", "19850101", f"review-app:{user.pk}", "label"):
+        assert personal not in whole_row
+    # Who it was stays in the app's own log.
+    event = ClarificationEvent.objects.get(item_id=item.pk)
+    assert (event.actor_id, event.payload["history_event_id"]) == (user.pk, str(row.pk))
 
 
 # --- Amendments ------------------------------------------------------------------------------------

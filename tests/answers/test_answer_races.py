@@ -142,10 +142,11 @@ def test_sixteen_answers_at_once_exactly_one_wins(monkeypatch):
         k: v for k, v in original.items() if k != "pending_question"
     }
     assert len(history(item)) == 1
-    assert history(item)[0].actor["label"] == f"bk{winner}"
+    assert history(item)[0].actor == {"type": "system", "id": "review-app"}
     events = list(ClarificationEvent.objects.filter(item_id=item.pk))
     assert len(events) == 1
     assert events[0].actor_label == f"bk{winner}"
+    assert events[0].payload["history_event_id"] == str(history(item)[0].pk)
     assert events[0].payload["after"] == ctx
     assert conversation(conv)[0]["recent_questions"][0]["status"] == "answered"
     for index, (_, outcome) in enumerate(runs):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import io
 import struct
+import uuid
 import zlib
 
 import pytest
@@ -12,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from PIL import Image, ImageFile
 
-from reviewapp.answers import uploads
+from reviewapp.answers import resend, uploads
 from reviewapp.answers.inputs import ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import InboxItem
@@ -178,3 +180,34 @@ def test_the_page_says_why_the_file_is_refused_and_stores_nothing(
     assert message in Page(response.content.decode()).text("id_file_error")
     assert InboxItem.objects.filter(company_id=item.company_id).count() == 1
     assert not [path for path in documents_bucket.rglob("*") if path.is_file()]
+
+
+# --- accounted's storage key --------------------------------------------------------------------------------
+
+
+# Expected values: accounted's sanitizeFileName (lib/core/documents/document-service.ts at 0d5eec7) run in node.
+@pytest.mark.parametrize(
+    ("name", "key_name"),
+    [
+        ("Kvitto åäö (2).PNG", "Kvitto_2.PNG"),
+        ("Skarpare kvitto åäö.png", "Skarpare_kvitto.png"),
+        (".png", ".png"),
+        ("_", "file"),
+        ("x.", "x."),
+        ("😀.p😀g", "file.p__g"),
+        ("a" * 99 + "_b.pdf", "a" * 99 + "_.pdf"),
+        ("_" * 120 + "x", "x"),
+        ("___x___.pdf", "x.pdf"),
+        ("../../etc/passwd", ".._.._etc_passwd"),
+    ],
+)
+def test_the_storage_key_uses_accounteds_file_name_sanitiser(name, key_name):
+    assert resend.sanitize_file_name(name) == key_name
+
+
+def test_the_storage_key_is_accounteds_layout():
+    company, user = uuid.UUID(int=1), uuid.UUID(int=2)
+    moment = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)
+    assert resend.storage_key(company, user, "Kvitto 1.png", moment) == (
+        f"documents/{company}/{user}/1786527067123_Kvitto_1.png"
+    )

@@ -23,6 +23,7 @@ from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data
+from tests.items.bookkeeping import make_document
 
 pytestmark = pytest.mark.e2e
 
@@ -113,3 +114,33 @@ def test_a_sharper_photo_uploaded_in_the_browser_becomes_a_new_item(
     item.refresh_from_db()
     assert item.channel_context["quality"]["superseded"] is True
     assert item.channel_context["pending_question"]["status"] == "answered"
+    assert (new.status, new.extracted_data) == ("processing", None)
+
+
+def test_a_file_the_company_already_has_settles_the_question_with_the_item_holding_it_in_one_click(
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None], tmp_path: Path
+) -> None:
+    make_user(roles.BOOKKEEPER, username="bea")
+    company = factories.make_company()
+    item = data.waiting_item(company, "ICA", "resend", moved_hours_ago=12)
+    photo = tmp_path / "samma.jpg"
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), "white").save(buffer, format="JPEG")
+    photo.write_bytes(buffer.getvalue())
+    # The customer sent the sharper photo again later; it is already an item of the company.
+    holder = factories.make_item(company, document=make_document(company, content=photo.read_bytes()))
+    log_in(page, "bea")
+    _open(page, item)
+
+    page.locator('input[name="choice"][value="upload"]').check()
+    page.locator('input[name="file"]').set_input_files(str(photo))
+    page.locator("[data-answer-save]").click()
+    expect(page.locator("#resend-duplicate-info")).to_contain_text(str(holder.pk))
+    page.locator("[data-resend-duplicate]").click()
+    expect(page.locator(".messages .message-success")).to_be_visible()
+
+    item.refresh_from_db()
+    assert item.channel_context["quality"]["superseded"] is True
+    event = ClarificationEvent.objects.get(item_id=item.pk)
+    assert event.payload["resend"] == {"choice": "replaced", "new_item_id": str(holder.pk), "document_id": None}
+    assert InboxItem.objects.filter(company_id=company.pk).count() == 2

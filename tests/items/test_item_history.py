@@ -5,11 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from reviewapp.answers.inputs import ContextAnswer, ResendAnswer
+from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import ProcessingHistory
-from reviewapp.models import ClarificationEvent
+from reviewapp.models import AccountLink, ClarificationEvent
 from tests import factories
+from tests.answers.conftest import moved_item
 from tests.html import page_of
 from tests.items.bookkeeping import (
     accounted_event,
@@ -18,6 +22,7 @@ from tests.items.bookkeeping import (
     make_document,
     make_message,
     make_phone_link,
+    real_png,
     whatsapp_item,
 )
 
@@ -67,7 +72,7 @@ def test_both_logs_are_merged_in_time_order_each_with_its_actor(bookkeeper_clien
         ClarificationEvent.ANSWERED,
         "2026-08-05T08:00:00Z",
         question_type="context",
-        actor={"type": "system", "id": "whatsapp-inbound", "label": "WhatsApp intake"},
+        actor={"type": "system", "id": "whatsapp-inbound"},
     )
     accounted_event(item, ClarificationEvent.ASKED, ASKED_AT, actor={"type": "system", "id": "whatsapp-outbound"})
 
@@ -94,7 +99,7 @@ def test_both_logs_are_merged_in_time_order_each_with_its_actor(bookkeeper_clien
     assert lines[-3:] == [
         "2026-08-05 10:00",
         "Question answered: What the purchase was for",
-        "· via WhatsApp · by WhatsApp intake (system) · accounted's log",
+        "· via WhatsApp · by whatsapp-inbound (system) · accounted's log",
     ]
 
 
@@ -318,3 +323,78 @@ def test_at_the_same_moment_accounted_comes_first_then_the_chat_then_the_app(sup
     events = support_client.get(reverse("api_item", args=[item.pk])).json()["events"]
 
     assert [e["source"] for e in events] == ["accounted", "chat", "app"]
+
+
+# --- Events the app wrote to accounted's log: the reviewer's name from the app's own log ---------------
+
+
+def _linked(user) -> uuid.UUID:  # type: ignore[no-untyped-def]
+    own = factories.make_auth_user()
+    AccountLink.objects.create(user=user, accounted_user_id=own)
+    return own
+
+
+def test_an_answer_written_for_a_linked_reviewer_shows_their_name_never_the_accounted_id(
+    bookkeeper_client, bookkeeper, company
+):
+    bookkeeper.first_name, bookkeeper.last_name = "Bea", "Bokförare"
+    bookkeeper.save()
+    own = _linked(bookkeeper)
+    item = moved_item("context", company=company)
+    answer_question(item_id=item.pk, user=bookkeeper, answer=ContextAnswer(text="Taxi"))
+
+    lines = history_lines(bookkeeper_client, item)
+    events = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    answered = [e for e in events if e["event_type"] == "ChannelQuestionAnswered"]
+    assert [(e["actor"], e["also_in_accounted"]) for e in answered] == [("Bea Bokförare", True)]
+    # accounted's row holds only the id; the page shows the name from the app's log, never the id.
+    row = ProcessingHistory.objects.get(aggregate_id=item.pk, event_type="ChannelQuestionAnswered")
+    assert row.actor == {"type": "user", "id": str(own)}
+    assert str(own) not in " ".join(lines)
+
+
+def test_the_new_items_document_ingested_names_the_reviewer_who_uploaded_it(bookkeeper_client, bookkeeper, company):
+    own = _linked(bookkeeper)
+    item = moved_item("resend", company=company)
+    result = answer_question(
+        item_id=item.pk, user=bookkeeper, answer=ResendAnswer(upload=SimpleUploadedFile("skarp.png", real_png()))
+    )
+    assert result.new_item is not None
+
+    events = bookkeeper_client.get(reverse("api_item", args=[result.new_item.pk])).json()["events"]
+
+    assert [(e["event_type"], e["actor"], e["actor_type"], e["source"]) for e in events] == [
+        ("DocumentIngested", "bea", "review_user", "accounted")
+    ]
+    assert str(own) not in bookkeeper_client.get(url(result.new_item)).content.decode()
+
+
+def test_an_app_answer_is_paired_with_the_row_it_wrote_not_with_a_chat_answer_beside_it(
+    bookkeeper_client, bookkeeper, company
+):
+    item = factories.make_item(company)
+    chat = accounted_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-04T07:00:00.000Z",
+        actor={"type": "system", "id": "whatsapp-inbound"},
+    )
+    ours = accounted_event(
+        item, ClarificationEvent.ANSWERED, "2026-08-04T07:00:03.000Z", actor={"type": "system", "id": "review-app"}
+    )
+    app_event(
+        item,
+        ClarificationEvent.ANSWERED,
+        "2026-08-04T07:00:03.000Z",
+        actor=bookkeeper,
+        payload={"before": {}, "after": {}, "history_event_id": str(ours.pk)},
+    )
+    assert chat.pk != ours.pk
+
+    events = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["events"]
+
+    assert [(e["source"], e["actor"], e["also_in_accounted"]) for e in events] == [
+        ("accounted", "whatsapp-inbound", False),
+        ("app", "bea", True),
+    ]
