@@ -3,9 +3,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
 
-from reviewapp import request_id
+from reviewapp import body_limits, refusals, request_id
 
 
 class RequestIdMiddleware:
@@ -40,3 +42,47 @@ class VaryOnHtmxMiddleware:
         response = self.get_response(request)
         patch_vary_headers(response, ("HX-Request",))
         return response
+
+
+class BodyLimitMiddleware:
+    """413 for a body larger than its view accepts, before anything reads it (``reviewapp.body_limits``).
+
+    Before the session and CSRF middleware: a refused body costs no session
+    lookup, and nothing has parsed it yet.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = body_limits.limit_for(request.path_info)
+        length = body_limits.declared_length(request)
+        if length is not None:
+            if length > limit:
+                return self._too_large(request, limit)
+        elif body_limits.is_streamed(request):
+            try:
+                body = body_limits.read_capped(request.META["wsgi.input"], limit)
+            except body_limits.BodyTooLarge:
+                return self._too_large(request, limit)
+            body_limits.hand_over(request, body)
+        return self.get_response(request)
+
+    @staticmethod
+    def _too_large(request: HttpRequest, limit: int) -> HttpResponse:
+        megabytes = f"{limit / (1024 * 1024):.0f}"
+        if refusals.is_api(request):
+            message = f"the body is larger than the {megabytes} MB this address accepts; nothing was saved"
+            return refusals.json_refusal(request, status=413, message=message)
+        # Before LocaleMiddleware: the language the person's browser or cookie asks for.
+        with translation.override(translation.get_language_from_request(request)):
+            return refusals.refusal(
+                request,
+                status=413,
+                title=_("Too large to send"),
+                message=_(
+                    "What you sent is larger than the %(megabytes)s MB this page accepts, so nothing was saved. "
+                    "Choose a smaller file or shorten the text, then try again."
+                )
+                % {"megabytes": megabytes},
+            )

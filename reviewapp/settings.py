@@ -81,6 +81,8 @@ MIDDLEWARE = [
     "reviewapp.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # 413 for an oversized body before anything reads it (reviewapp/body_limits.py).
+    "reviewapp.middleware.BodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -291,6 +293,10 @@ SILENCED_SYSTEM_CHECKS = ["security.W019", "security.W021"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 RECEIPT_UPLOAD_MAX_BYTES = envint("RECEIPT_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
+# The largest request body, files included, refused with 413 before it is read
+# (reviewapp/body_limits.py); the answer form and its preview accept
+# RECEIPT_UPLOAD_MAX_BYTES more.
+REQUEST_BODY_MAX_BYTES = envint("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
 
 # Every line carries the request id (also sent back in X-Request-ID and shown
 # on the 500 page), so a user's report leads to the traceback in the log.
