@@ -7,7 +7,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
-from reviewapp import body_limits, refusals, request_id
+from reviewapp import body_limits, outages, refusals, request_id
 
 
 class RequestIdMiddleware:
@@ -86,3 +86,21 @@ class BodyLimitMiddleware:
                 )
                 % {"megabytes": megabytes},
             )
+
+
+class DatabaseOutageMiddleware:
+    """A view that meets a database that does not answer: 503 naming it, not a 500 (``reviewapp.outages``).
+
+    Last in MIDDLEWARE, so its answer still passes every other middleware
+    (headers, Vary). A failure outside a view (the session, the user) is
+    answered the same by the 500 handler (``reviewapp.views.errors``).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        return outages.unavailable(request, exception)

@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "reviewapp.middleware.VaryOnHtmxMiddleware",
+    # Last: a view meeting a database that does not answer gets a 503 (reviewapp/outages.py).
+    "reviewapp.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -182,6 +184,23 @@ for _engine in {db["ENGINE"] for db in DATABASES.values()}:
 # replica there from the contract (tests/conftest.py), as accounted would.
 DATABASES["bookkeeping"]["TEST"] = {"MIGRATE": False}
 DATABASE_ROUTERS = ["reviewapp.routers.BookkeepingRouter"]
+# accounted's database may accept a connection and then never answer: these
+# bound how long a request waits for it (seconds; 0 waits forever), so such a
+# server cannot hold every worker thread. The page then answers 503
+# (reviewapp/outages.py). The statement timeout is per statement, and the
+# answer's longest is its write under a row lock, well under a second.
+BOOKKEEPING_CONNECT_TIMEOUT = envint("BOOKKEEPING_CONNECT_TIMEOUT", 5)
+BOOKKEEPING_STATEMENT_TIMEOUT = envint("BOOKKEEPING_STATEMENT_TIMEOUT", 15)
+_bookkeeping_options = DATABASES["bookkeeping"].setdefault("OPTIONS", {})
+if BOOKKEEPING_CONNECT_TIMEOUT > 0:
+    _bookkeeping_options["connect_timeout"] = BOOKKEEPING_CONNECT_TIMEOUT
+if BOOKKEEPING_STATEMENT_TIMEOUT > 0:
+    # libpq's "options": a server setting for every session of this connection, after any from the URL.
+    _bookkeeping_options["options"] = " ".join(
+        part
+        for part in (_bookkeeping_options.get("options", ""), f"-c statement_timeout={BOOKKEEPING_STATEMENT_TIMEOUT}s")
+        if part
+    )
 # DB_POOL=1 uses psycopg's connection pool instead of persistent connections;
 # worth it with threaded workers or many processes.
 if envbool("DB_POOL", False):
