@@ -38,7 +38,8 @@ class ThrottledLoginMixin:
             logger.warning("login throttled (%s) for username %r from %s", verdict.reason, username, address)
             raise self._refusal(verdict)
         cleaned = super().clean()  # type: ignore[misc]
-        throttle.record_success(username, address, verdict)
+        user = self.get_user()  # type: ignore[attr-defined]
+        throttle.record_success(username, address, verdict, user_id=user.pk if user is not None else None)
         return cleaned  # type: ignore[no-any-return]
 
     @staticmethod
