@@ -9,7 +9,6 @@ import pytest
 from django.contrib.admin.models import ADDITION, DELETION, LogEntry
 from django.contrib.auth.models import Permission
 from django.test import Client
-from django.urls import reverse
 
 from reviewapp.models import CompanyAssignment, SyncState
 from tests import factories
