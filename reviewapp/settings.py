@@ -191,6 +191,12 @@ DATABASE_ROUTERS = ["reviewapp.routers.BookkeepingRouter"]
 # answer's longest is its write under a row lock, well under a second.
 BOOKKEEPING_CONNECT_TIMEOUT = envint("BOOKKEEPING_CONNECT_TIMEOUT", 5)
 BOOKKEEPING_STATEMENT_TIMEOUT = envint("BOOKKEEPING_STATEMENT_TIMEOUT", 15)
+# The review database gets a connect timeout too (a hung one would hold every
+# request at its session lookup), but no statement timeout: migrations and
+# sync_index's rebuilds run long statements there.
+DATABASE_CONNECT_TIMEOUT = envint("DATABASE_CONNECT_TIMEOUT", 5)
+if DATABASE_CONNECT_TIMEOUT > 0:
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT
 _bookkeeping_options = DATABASES["bookkeeping"].setdefault("OPTIONS", {})
 if BOOKKEEPING_CONNECT_TIMEOUT > 0:
     _bookkeeping_options["connect_timeout"] = BOOKKEEPING_CONNECT_TIMEOUT

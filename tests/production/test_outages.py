@@ -186,7 +186,8 @@ def test_accounted_connections_carry_the_connect_and_statement_timeouts_from_the
         cursor.execute("SHOW statement_timeout")
         assert cursor.fetchone() == ("15s",)
     assert connection.get_connection_params()["connect_timeout"] == 5
-    # The review app's own database is not limited: migrations may take long.
+    # The review app's own database only gets the connect timeout: migrations may take long.
+    assert connections["default"].get_connection_params()["connect_timeout"] == 5
     with connections["default"].cursor() as cursor:
         cursor.execute("SHOW statement_timeout")
         assert cursor.fetchone() == ("0",)
@@ -263,3 +264,31 @@ def test_an_error_in_a_query_is_no_outage(db):
     with pytest.raises(ProgrammingError) as raised, connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("SELECT no_such_column FROM public.companies")
     assert outages.failed_alias(raised.value) is None
+
+
+def test_a_hung_review_database_is_given_up_on_after_the_connect_timeout(admin_client, point, silent_server):
+    point("default", silent_server, connect_timeout=2)
+    started = time.monotonic()
+    response = admin_client.get(reverse("inbox"))
+    assert time.monotonic() - started < 10
+    assert response.status_code == 503
+    assert REVIEW_DB in text(response)
+
+
+def test_the_whole_table_export_is_not_cut_by_the_web_statement_timeout(point):
+    from reviewapp import transfer
+
+    item = moved_item("representation")
+    params = connections[BOOKKEEPING_DB].settings_dict
+    point(BOOKKEEPING_DB, int(params["PORT"] or 5432), options="-c statement_timeout=5s")
+    lines = transfer.export_lines(state_keys=[])
+    assert str(item.pk) in next(lines)
+    # While the export reads (its transaction open), its statements have no time limit ...
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone() == ("0",)
+    assert list(lines) == []
+    # ... and afterwards web requests have theirs again.
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone() == ("5s",)
