@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.template.defaultfilters import filesizeformat
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
@@ -70,9 +71,9 @@ class BodyLimitMiddleware:
 
     @staticmethod
     def _too_large(request: HttpRequest, limit: int) -> HttpResponse:
-        megabytes = f"{limit / (1024 * 1024):.0f}"
         if refusals.is_api(request):
-            message = f"the body is larger than the {megabytes} MB this address accepts; nothing was saved"
+            with translation.override("en"):  # the API speaks English
+                message = f"the body is larger than the {filesizeformat(limit)} this address accepts; nothing was saved"
             return refusals.json_refusal(request, status=413, message=message)
         # Before LocaleMiddleware: the language the person's browser or cookie asks for.
         with translation.override(translation.get_language_from_request(request)):
@@ -81,10 +82,10 @@ class BodyLimitMiddleware:
                 status=413,
                 title=_("Too large to send"),
                 message=_(
-                    "What you sent is larger than the %(megabytes)s MB this page accepts, so nothing was saved. "
+                    "What you sent is larger than the %(size)s this page accepts, so nothing was saved. "
                     "Choose a smaller file or shorten the text, then try again."
                 )
-                % {"megabytes": megabytes},
+                % {"size": filesizeformat(limit)},
             )
 
 

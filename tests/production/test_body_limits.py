@@ -14,7 +14,7 @@ from django.urls import reverse
 from tests import factories
 
 MiB = 1024 * 1024
-TOO_LARGE = "What you sent is larger than the 1 MB this page accepts, so nothing was saved."
+TOO_LARGE = "What you sent is larger than the 1.0\xa0MB this page accepts, so nothing was saved."
 
 
 class CountingStream(io.BytesIO):
@@ -88,7 +88,7 @@ def test_the_answer_form_takes_a_receipt_upload_and_one_mib_more(db):
     too_big.name = "receipt.pdf"
     response = Client().post(url, {"question": "resend", "file": too_big})
     assert response.status_code == 413
-    assert "larger than the 11 MB this page accepts" in response.content.decode()
+    assert "larger than the 11.0\xa0MB this page accepts" in response.content.decode()
 
 
 def test_the_same_upload_is_refused_anywhere_else(db):
@@ -102,7 +102,7 @@ def test_the_json_api_gets_its_refusal_as_json(db):
     response = Client().post(url, b"{" + b" " * (2 * MiB) + b"}", content_type="application/json")
     assert response.status_code == 413
     assert response["Content-Type"] == "application/json"
-    assert response.json() == {"error": "the body is larger than the 1 MB this address accepts; nothing was saved"}
+    assert response.json() == {"error": "the body is larger than the 1.0\xa0MB this address accepts; nothing was saved"}
 
 
 def test_a_streamed_body_is_cut_off_one_byte_past_the_limit(db):
