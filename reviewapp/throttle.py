@@ -57,13 +57,15 @@ from reviewapp.models import KnownLoginAddress, LoginThrottle
 
 LOCKED = "locked"
 SLOW_DOWN = "slow_down"
+# Failures at an address the user has logged in from: a wait, not the lock.
+SLOW_DOWN_HERE = "slow_down_here"
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     allowed: bool
     retry_after: int = 0  # seconds until the next attempt can be checked, when refused
-    reason: str = ""  # LOCKED or SLOW_DOWN when refused
+    reason: str = ""  # LOCKED, SLOW_DOWN or SLOW_DOWN_HERE when refused
     claimed: tuple[str, ...] = field(default=(), repr=False)  # keys to give back on success
 
     @property
@@ -225,7 +227,7 @@ def claim_attempt(username: str, address: str, *, now: float | None = None) -> V
         # Where the user has logged in before: a wait, never the lock.
         wait = _wait_before_checking(user, address, now)
         if wait:
-            return refuse(claimed, SLOW_DOWN, wait)
+            return refuse(claimed, SLOW_DOWN_HERE, wait)
     if known:
         return Verdict(allowed=True, claimed=tuple(claimed))
 

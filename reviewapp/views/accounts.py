@@ -58,6 +58,20 @@ class ThrottledLoginMixin:
                 code="slow_down",
                 params={"seconds": seconds},
             )
+        if verdict.reason == throttle.SLOW_DOWN_HERE:
+            # Failures from an address this user has logged in from: a wait, never the lock.
+            seconds = verdict.retry_after
+            return ValidationError(
+                ngettext(
+                    "Too many failed logins for this account. For its safety, wait %(seconds)d second, "
+                    "then log in again.",
+                    "Too many failed logins for this account. For its safety, wait %(seconds)d seconds, "
+                    "then log in again.",
+                    seconds,
+                ),
+                code="slow_down",
+                params={"seconds": seconds},
+            )
         minutes = verdict.retry_after_minutes
         return ValidationError(
             ngettext(

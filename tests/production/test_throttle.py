@@ -331,6 +331,8 @@ def test_wrong_passwords_at_an_address_the_user_logged_in_from_cost_a_short_wait
     assert response.status_code == 429
     body = response.content.decode()
     assert TOO_MANY not in body
+    # Not "from other places": the failures were made here.
+    assert "Too many failed logins for this account." in body
     wait = SLOW_DOWN.search(body)
     assert wait is not None
     assert int(wait.group(1)) <= 30
