@@ -321,10 +321,14 @@ class GoldenCaseAdmin(admin.ModelAdmin):
 
 
 def _company_names() -> dict[uuid.UUID, str]:
-    """accounted's companies by id, as the last sync read them: the admin works while accounted is down."""
+    """accounted's companies by id, as the last sync read them: the admin works while accounted is down.
+
+    Before the first sync has read any, from accounted's table itself.
+    """
     from reviewapp import index
 
-    return {pk: name for pk, name, _archived in index.synced().companies}
+    names = {pk: name for pk, name, _archived in index.synced().companies}
+    return names or dict(Company.objects.values_list("id", "name"))
 
 
 class CompanyAssignmentForm(forms.ModelForm):

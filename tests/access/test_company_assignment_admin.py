@@ -85,3 +85,9 @@ def test_staff_who_may_only_view_cannot_add(companies):
     assert client.get(LIST).status_code == 200
     assert client.post(LIST + "add/", {"user": viewer.pk, "company_id": str(ACME)}).status_code == 403
     assert not CompanyAssignment.objects.exists()
+
+
+def test_before_the_first_sync_the_companies_are_read_from_accounted(admin_client):
+    company = factories.make_company(name="Direkt AB")
+    add = admin_client.get(LIST + "add/").content.decode()
+    assert f'<option value="{company.pk}">Direkt AB</option>' in add
