@@ -10,6 +10,7 @@ from django.contrib.admin.models import ADDITION, DELETION, LogEntry
 from django.contrib.auth.models import Permission
 from django.test import Client
 
+from reviewapp.bookkeeping.models import Company
 from reviewapp.models import CompanyAssignment, SyncState
 from tests import factories
 
@@ -88,6 +89,8 @@ def test_staff_who_may_only_view_cannot_add(companies):
 
 
 def test_before_the_first_sync_the_companies_are_read_from_accounted(admin_client):
-    company = factories.make_company(name="Direkt AB")
+    # Created as accounted does, without the sync pass the factory would run.
+    company = Company.objects.create(name="Direkt AB", entity_type="aktiebolag", created_by=factories.make_auth_user())
+    assert not SyncState.objects.exists()
     add = admin_client.get(LIST + "add/").content.decode()
     assert f'<option value="{company.pk}">Direkt AB</option>' in add
