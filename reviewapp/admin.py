@@ -18,6 +18,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, cast
 
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.models import User
@@ -34,6 +35,7 @@ from reviewapp.models import (
     AccountLink,
     ApiToken,
     ClarificationEvent,
+    CompanyAssignment,
     GoldenCase,
     GoldenCaseChange,
     IndexedItem,
@@ -349,3 +351,77 @@ class UserWithAccountAdmin(UserAdmin):
     def accounted_user(self, user: User) -> str:
         link = getattr(user, "account_link", None)
         return str(link.accounted_user_id) if link is not None and link.accounted_user_id else "—"
+
+
+# --- Company assignments: who sees which client -------------------------------
+
+
+def _company_names() -> dict[uuid.UUID, str]:
+    """accounted's companies by id, as the last sync read them: the admin works while accounted is down.
+
+    Before the first sync has read any, from accounted's table itself.
+    """
+    from reviewapp import index
+
+    names = {pk: name for pk, name, _archived in index.synced().companies}
+    return names or dict(Company.objects.values_list("id", "name"))
+
+
+class CompanyAssignmentForm(forms.ModelForm):
+    """The company picked by name from accounted's companies (``SyncState.companies``), not typed as an id."""
+
+    company_id = forms.TypedChoiceField(label=_("company"), coerce=uuid.UUID, choices=())
+
+    class Meta:
+        model = CompanyAssignment
+        fields = ("user", "company_id")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        names = sorted(_company_names().items(), key=lambda pair: (pair[1].casefold(), str(pair[0])))
+        field = cast(forms.TypedChoiceField, self.fields["company_id"])
+        field.choices = [("", "---------"), *((str(pk), _short(name)) for pk, name in names)]
+
+
+@admin.register(CompanyAssignment)
+class CompanyAssignmentAdmin(admin.ModelAdmin):
+    """Who sees which client company (``reviewapp.access``): added and removed, never edited.
+
+    Each addition and removal is in the admin's history (``LogEntry``), with
+    who made it. Only staff with the model's permissions see or change them.
+    """
+
+    form = CompanyAssignmentForm
+    list_display = ("user", "company_name", "company_id")
+    list_select_related = ("user",)
+    ordering = ("user__username", "company_id")
+    search_fields = ("user__username", "user__first_name", "user__last_name", "user__email")
+    search_help_text = _("Username, name, e-mail or company name.")
+
+    def has_change_permission(self, request: HttpRequest, obj: CompanyAssignment | None = None) -> bool:
+        # An assignment is a pair: a different one is a removal and an addition, each in the history.
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[CompanyAssignment], search_term: str
+    ) -> tuple[QuerySet[CompanyAssignment], bool]:
+        found, duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip().casefold()
+        if not term:
+            return found, duplicates
+        # Company names live in accounted's database (copied into SyncState), not in this table.
+        companies = [pk for pk, name in _company_names().items() if term in name.casefold()]
+        return found | queryset.filter(company_id__in=companies), duplicates
+
+    def get_changelist_instance(self, request: HttpRequest) -> Any:
+        # The names once per page (one read of SyncState), put on the page's rows.
+        changelist = super().get_changelist_instance(request)
+        names = _company_names()
+        for assignment in changelist.result_list:
+            assignment.company_label = names.get(assignment.company_id)
+        return changelist
+
+    @admin.display(description=_("company name"))
+    def company_name(self, assignment: CompanyAssignment) -> str:
+        name = getattr(assignment, "company_label", None)
+        return _short(name) if name is not None else str(_("(not in accounted's companies)"))

@@ -493,3 +493,32 @@ def accounted_user_id(user: Any) -> uuid.UUID | None:
     if user is None or user.pk is None:
         return None
     return AccountLink.objects.filter(user_id=user.pk).values_list("accounted_user_id", flat=True).first()
+
+
+# --- Known login addresses (reviewapp.throttle) ------------------------------
+
+
+class KnownLoginAddress(models.Model):
+    """An address a user has logged in from: never locked out there, at most asked to wait (``reviewapp.throttle``).
+
+    ``digest`` is an HMAC of the username and the address keyed with
+    SECRET_KEY, so neither is stored in clear and the address space cannot
+    be hashed through to find one (rotating the key forgets them all: the
+    next login from each address makes it known again). At most
+    LOGIN_THROTTLE_KNOWN_ADDRESSES per user, the least recently used go
+    first; each is forgotten LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS after the
+    last login from it.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64, unique=True)
+    last_login_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("known login address")
+        verbose_name_plural = _("known login addresses")
+        indexes = [models.Index(fields=["user", "-last_login_at"], name="known_address_by_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.digest[:12]}…"

@@ -81,6 +81,8 @@ MIDDLEWARE = [
     "reviewapp.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # 413 for an oversized body before anything reads it (reviewapp/body_limits.py).
+    "reviewapp.middleware.BodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -93,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "reviewapp.middleware.VaryOnHtmxMiddleware",
+    # Last: a view meeting a database that does not answer gets a 503 (reviewapp/outages.py).
+    "reviewapp.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -180,6 +184,29 @@ for _engine in {db["ENGINE"] for db in DATABASES.values()}:
 # replica there from the contract (tests/conftest.py), as accounted would.
 DATABASES["bookkeeping"]["TEST"] = {"MIGRATE": False}
 DATABASE_ROUTERS = ["reviewapp.routers.BookkeepingRouter"]
+# accounted's database may accept a connection and then never answer: these
+# bound how long a request waits for it (seconds; 0 waits forever), so such a
+# server cannot hold every worker thread. The page then answers 503
+# (reviewapp/outages.py). The statement timeout is per statement, and the
+# answer's longest is its write under a row lock, well under a second.
+BOOKKEEPING_CONNECT_TIMEOUT = envint("BOOKKEEPING_CONNECT_TIMEOUT", 5)
+BOOKKEEPING_STATEMENT_TIMEOUT = envint("BOOKKEEPING_STATEMENT_TIMEOUT", 15)
+# The review database gets a connect timeout too (a hung one would hold every
+# request at its session lookup), but no statement timeout: migrations and
+# sync_index's rebuilds run long statements there.
+DATABASE_CONNECT_TIMEOUT = envint("DATABASE_CONNECT_TIMEOUT", 5)
+if DATABASE_CONNECT_TIMEOUT > 0:
+    DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT
+_bookkeeping_options = DATABASES["bookkeeping"].setdefault("OPTIONS", {})
+if BOOKKEEPING_CONNECT_TIMEOUT > 0:
+    _bookkeeping_options["connect_timeout"] = BOOKKEEPING_CONNECT_TIMEOUT
+if BOOKKEEPING_STATEMENT_TIMEOUT > 0:
+    # libpq's "options": a server setting for every session of this connection, after any from the URL.
+    _bookkeeping_options["options"] = " ".join(
+        part
+        for part in (_bookkeeping_options.get("options", ""), f"-c statement_timeout={BOOKKEEPING_STATEMENT_TIMEOUT}s")
+        if part
+    )
 # DB_POOL=1 uses psycopg's connection pool instead of persistent connections;
 # worth it with threaded workers or many processes.
 if envbool("DB_POOL", False):
@@ -291,6 +318,10 @@ SILENCED_SYSTEM_CHECKS = ["security.W019", "security.W021"]
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 RECEIPT_UPLOAD_MAX_BYTES = envint("RECEIPT_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
+# The largest request body, files included, refused with 413 before it is read
+# (reviewapp/body_limits.py); the answer form and its preview accept
+# RECEIPT_UPLOAD_MAX_BYTES more.
+REQUEST_BODY_MAX_BYTES = envint("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
 
 # Every line carries the request id (also sent back in X-Request-ID and shown
 # on the 500 page), so a user's report leads to the traceback in the log.
@@ -326,6 +357,8 @@ LOGIN_THROTTLE_ADDRESS_ATTEMPTS = envint("LOGIN_THROTTLE_ADDRESS_ATTEMPTS", 30)
 LOGIN_THROTTLE_USER_ATTEMPTS = envint("LOGIN_THROTTLE_USER_ATTEMPTS", 10)
 LOGIN_THROTTLE_NEW_ADDRESS_WAIT = envint("LOGIN_THROTTLE_NEW_ADDRESS_WAIT", 30)
 LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS = envint("LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS", 90)
+# At most this many known addresses per user (the least recently used go first).
+LOGIN_THROTTLE_KNOWN_ADDRESSES = envint("LOGIN_THROTTLE_KNOWN_ADDRESSES", 20)
 _ip_header = LOGIN_THROTTLE_IP_HEADER
 if _ip_header and not (
     _ip_header == "REMOTE_ADDR"

@@ -20,9 +20,18 @@ An attempt *claims* its counts before the password is checked (an atomic
 ``INSERT … ON CONFLICT DO UPDATE … RETURNING``), so parallel guesses cannot
 slip past a limit; a correct password gives the claims back and clears the
 username-and-address count. An attempt that is refused claims nothing.
-Addresses a user logged in from are remembered (LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS)
-and skip the per-address and per-username limits, so a flood from a shared
-office address does not lock out the people who work there.
+Addresses a user logged in from are remembered (``KnownLoginAddress``: an
+HMAC of username and address keyed with SECRET_KEY, at most
+LOGIN_THROTTLE_KNOWN_ADDRESSES per user, for LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS
+after the last login from each). From a known address:
+
+- the per-address and per-username limits do not apply, so a flood from a
+  shared office address does not lock out the people who work there;
+- the username-and-address limit never locks: past it, each attempt first
+  waits LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (30), then its password is
+  checked. A colleague's typos, or a guesser at the same office address,
+  cost the user at most that wait, never the 15-minute lock; the guesser
+  gets one guess per wait.
 
 Rows are keyed by a SHA-256 of what they count, never by the typed username;
 they are deleted only after they expire, unlike a cache, which may cull
@@ -42,18 +51,21 @@ from typing import Any
 from django.conf import settings
 from django.db import connections, router
 from django.http import HttpRequest
+from django.utils.crypto import salted_hmac
 
-from reviewapp.models import LoginThrottle
+from reviewapp.models import KnownLoginAddress, LoginThrottle
 
 LOCKED = "locked"
 SLOW_DOWN = "slow_down"
+# Failures at an address the user has logged in from: a wait, not the lock.
+SLOW_DOWN_HERE = "slow_down_here"
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
     allowed: bool
     retry_after: int = 0  # seconds until the next attempt can be checked, when refused
-    reason: str = ""  # LOCKED or SLOW_DOWN when refused
+    reason: str = ""  # LOCKED, SLOW_DOWN or SLOW_DOWN_HERE when refused
     claimed: tuple[str, ...] = field(default=(), repr=False)  # keys to give back on success
 
     @property
@@ -122,11 +134,38 @@ def _count(key: str) -> int:
     return int(row[0]) if row else 0
 
 
+def _known_digest(username: str, address: str) -> str:
+    # Keyed with SECRET_KEY: a plain hash of an IPv4 address is found by trying all of them.
+    return salted_hmac("reviewapp.throttle.known-address", f"{username}\x00{address}", algorithm="sha256").hexdigest()
+
+
 def _is_known(username: str, address: str, now: float) -> bool:
-    return (
-        _run("SELECT 1 FROM {t} WHERE key = %s AND expires_at > %s", [_key("known", username, address), _at(now)])
-        is not None
+    return KnownLoginAddress.objects.filter(digest=_known_digest(username, address), expires_at__gt=_at(now)).exists()
+
+
+def _remember(user_id: int, username: str, address: str, now: float) -> None:
+    """Make ``address`` known for the user; keep only their most recently used ones."""
+    days = max(0, settings.LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS)
+    if not days:
+        return
+    KnownLoginAddress.objects.bulk_create(
+        [
+            KnownLoginAddress(
+                user_id=user_id,
+                digest=_known_digest(username, address),
+                last_login_at=_at(now),
+                expires_at=_at(now + days * 86400),
+            )
+        ],
+        update_conflicts=True,
+        unique_fields=["digest"],
+        update_fields=["last_login_at", "expires_at"],
     )
+    mine = KnownLoginAddress.objects.filter(user_id=user_id)
+    keep = list(
+        mine.order_by("-last_login_at", "-pk").values_list("pk", flat=True)[: settings.LOGIN_THROTTLE_KNOWN_ADDRESSES]
+    )
+    mine.exclude(pk__in=keep).delete()
 
 
 def _wait_before_checking(username: str, address: str, now: float) -> int:
@@ -158,6 +197,7 @@ def _wait_before_checking(username: str, address: str, now: float) -> int:
 
 def _forget_expired(now: float) -> None:
     _run("DELETE FROM {t} WHERE expires_at <= %s", [_at(now)])
+    KnownLoginAddress.objects.filter(expires_at__lte=_at(now)).delete()
 
 
 def _user(username: str) -> str:
@@ -178,11 +218,17 @@ def claim_attempt(username: str, address: str, *, now: float | None = None) -> V
         _give_back(claimed)
         return Verdict(allowed=False, retry_after=max(1, math.ceil(retry_after)), reason=reason)
 
+    known = _is_known(user, address, now)
     pair = _key("pair", user, address, bucket)
     claimed = [pair]
     if _claim(pair, now, keep_until) > max(1, settings.LOGIN_THROTTLE_ATTEMPTS):
-        return refuse(claimed, LOCKED, window_ends - now)
-    if _is_known(user, address, now):
+        if not known:
+            return refuse(claimed, LOCKED, window_ends - now)
+        # Where the user has logged in before: a wait, never the lock.
+        wait = _wait_before_checking(user, address, now)
+        if wait:
+            return refuse(claimed, SLOW_DOWN_HERE, wait)
+    if known:
         return Verdict(allowed=True, claimed=tuple(claimed))
 
     by_address = _key("address", address, bucket)
@@ -200,17 +246,14 @@ def claim_attempt(username: str, address: str, *, now: float | None = None) -> V
     return Verdict(allowed=True, claimed=tuple(claimed))
 
 
-def record_success(username: str, address: str, verdict: Verdict, *, now: float | None = None) -> None:
+def record_success(
+    username: str, address: str, verdict: Verdict, *, user_id: int | None = None, now: float | None = None
+) -> None:
     """A correct password: this attempt was no failure, and this address is now known for the user."""
     now = clock() if now is None else now
     user = _user(username)
     pair, *others = verdict.claimed or ("",)
     _run("DELETE FROM {t} WHERE key = %s", [pair])
     _give_back(others)
-    days = max(0, settings.LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS)
-    if days:
-        _run(
-            "INSERT INTO {t} AS t (key, count, created_at, expires_at) VALUES (%s, 0, %s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET expires_at = EXCLUDED.expires_at",
-            [_key("known", user, address), _at(now), _at(now + days * 86400)],
-        )
+    if user_id is not None:
+        _remember(user_id, user, address, now)

@@ -62,6 +62,11 @@ def _all_rows() -> Iterator[str]:
         connection.ensure_connection()
         raw = connection.connection
         assert raw is not None
+        # An operator's export of the whole table, not a web request: its first
+        # fetch sorts every row, which may take longer than the web's
+        # BOOKKEEPING_STATEMENT_TIMEOUT. For this transaction only.
+        with raw.cursor() as unbounded:
+            unbounded.execute("SET LOCAL statement_timeout = 0")
         # Named: rows come CHUNK at a time. Inside the transaction, so it needs no WITH HOLD
         # and works behind a transaction-pooling proxy too.
         with raw.cursor(name="export_items") as cursor:

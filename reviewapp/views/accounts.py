@@ -38,7 +38,8 @@ class ThrottledLoginMixin:
             logger.warning("login throttled (%s) for username %r from %s", verdict.reason, username, address)
             raise self._refusal(verdict)
         cleaned = super().clean()  # type: ignore[misc]
-        throttle.record_success(username, address, verdict)
+        user = self.get_user()  # type: ignore[attr-defined]
+        throttle.record_success(username, address, verdict, user_id=user.pk if user is not None else None)
         return cleaned  # type: ignore[no-any-return]
 
     @staticmethod
@@ -52,6 +53,20 @@ class ThrottledLoginMixin:
                     "For its safety, wait %(seconds)d second, then log in again.",
                     "This account has had many failed logins from other places. "
                     "For its safety, wait %(seconds)d seconds, then log in again.",
+                    seconds,
+                ),
+                code="slow_down",
+                params={"seconds": seconds},
+            )
+        if verdict.reason == throttle.SLOW_DOWN_HERE:
+            # Failures from an address this user has logged in from: a wait, never the lock.
+            seconds = verdict.retry_after
+            return ValidationError(
+                ngettext(
+                    "Too many failed logins for this account. For its safety, wait %(seconds)d second, "
+                    "then log in again.",
+                    "Too many failed logins for this account. For its safety, wait %(seconds)d seconds, "
+                    "then log in again.",
                     seconds,
                 ),
                 code="slow_down",

@@ -316,3 +316,76 @@ def test_a_header_name_instead_of_its_meta_key_is_refused():
     result = _settings_load(LOGIN_THROTTLE_IP_HEADER="X-Real-IP")
     assert result.returncode != 0
     assert "must name a request.META key such as HTTP_X_REAL_IP" in result.stderr
+
+
+# --- Known addresses: a wait at most, never the lock -------------------------------
+
+
+def test_wrong_passwords_at_an_address_the_user_logged_in_from_cost_a_short_wait_not_the_lock(user, frozen_clock):
+    # A shared office address: tilda logged in from it before; then six wrong passwords from there.
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 302
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS + 1):
+        _login(Client(), "tilda", WRONG, "192.0.2.50")
+    owner = Client()
+    response = _login(owner, "tilda", factories.PASSWORD, "192.0.2.50")
+    assert response.status_code == 429
+    body = response.content.decode()
+    assert TOO_MANY not in body
+    # Not "from other places": the failures were made here.
+    assert "Too many failed logins for this account." in body
+    wait = SLOW_DOWN.search(body)
+    assert wait is not None
+    assert int(wait.group(1)) <= 30
+    assert int(response["Retry-After"]) <= 30
+    frozen_clock[0] += 30
+    response = _login(owner, "tilda", factories.PASSWORD, "192.0.2.50")
+    assert _logged_in(response, owner, user)
+    # An address tilda never logged in from is locked for the window, as before.
+    _fail_until_locked(Client(), "tilda", "203.0.113.77")
+    frozen_clock[0] += 30
+    assert TOO_MANY in _login(Client(), "tilda", factories.PASSWORD, "203.0.113.77").content.decode()
+
+
+def test_known_addresses_are_stored_per_user_keyed_with_the_secret_key_never_in_clear(user, frozen_clock, settings):
+    from reviewapp.models import KnownLoginAddress
+
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 302
+    row = KnownLoginAddress.objects.get()
+    assert row.user_id == user.pk
+    assert "192.0.2.50" not in row.digest
+    # Not a plain hash anyone could compute for every IPv4 address: it changes with the key.
+    settings.SECRET_KEY = "another-key-" + "x" * 40
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
+        _login(Client(), "tilda", WRONG, "192.0.2.50")
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 429
+    assert TOO_MANY in _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").content.decode()
+
+
+def test_a_user_has_a_bounded_number_of_known_addresses_the_oldest_go_first(user, frozen_clock, settings):
+    from reviewapp.models import KnownLoginAddress
+
+    settings.LOGIN_THROTTLE_KNOWN_ADDRESSES = 3
+    for n in range(5):
+        frozen_clock[0] += 1
+        assert _login(Client(), "tilda", factories.PASSWORD, f"198.51.100.{n}").status_code == 302
+    assert KnownLoginAddress.objects.filter(user=user).count() == 3
+    # The first address is forgotten: failures there lock again.
+    _fail_until_locked(Client(), "tilda", "198.51.100.0")
+    assert _login(Client(), "tilda", factories.PASSWORD, "198.51.100.0").status_code == 429
+    # The newest is still known: a wait at most.
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
+        _login(Client(), "tilda", WRONG, "198.51.100.4")
+    refused = _login(Client(), "tilda", factories.PASSWORD, "198.51.100.4")
+    assert SLOW_DOWN.search(refused.content.decode()) is not None
+
+
+def test_a_known_address_is_forgotten_after_the_days_set(user, frozen_clock):
+    from reviewapp.models import KnownLoginAddress
+
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50").status_code == 302
+    frozen_clock[0] += (settings.LOGIN_THROTTLE_KNOWN_ADDRESS_DAYS + 1) * 86400
+    _fail_until_locked(Client(), "tilda", "192.0.2.50")
+    response = _login(Client(), "tilda", factories.PASSWORD, "192.0.2.50")
+    assert response.status_code == 429
+    assert TOO_MANY in response.content.decode()
+    assert not KnownLoginAddress.objects.exists()
