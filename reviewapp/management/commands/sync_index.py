@@ -56,6 +56,8 @@ class Command(BaseCommand):
             if not quiet:
                 self.stdout.write(f"{what}: another process is syncing; skipped")
             return
-        if quiet and not (report.indexed or report.removed):
+        if quiet and not (report.indexed or report.removed or report.resettled):
             return
-        self.stdout.write(f"{what}: {report.indexed} indexed, {report.removed} removed")
+        line = f"{what}: {report.indexed} indexed, {report.removed} removed"
+        # Only a poll re-settles; a reconcile's line stays as it was.
+        self.stdout.write(f"{line}, re-settled {report.resettled}" if what == "poll" else line)
