@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import uuid
 from collections import defaultdict
 from typing import Any, Final
 
@@ -72,10 +73,18 @@ def _logged_pairs(since: dt.datetime) -> dict[str, set[str]]:
     ).values_list("item_id", "payload__conversations")
     for item_id, conversations in rows:
         for change in conversations if isinstance(conversations, list) else []:
-            conversation_id = change.get("id") if isinstance(change, dict) else None
-            if isinstance(conversation_id, str):
+            conversation_id = _uuid(change.get("id") if isinstance(change, dict) else None)
+            if conversation_id is not None:
                 pairs[str(item_id)].add(conversation_id)
     return pairs
+
+
+def _uuid(value: object) -> str | None:
+    """The conversation id as logged, if it is one (a log entry is data: it never breaks the poll)."""
+    try:
+        return str(uuid.UUID(value)) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _unmarked(pairs: dict[str, set[str]]) -> list[tuple[str, str]]:

@@ -24,6 +24,7 @@ from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, Representa
 from reviewapp.answers.resettle import resettle_app_answers
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import conversation, stored_context
@@ -135,4 +136,18 @@ def test_re_settle_runs_only_in_the_pass_holding_the_lock(bookkeeper):
         assert index.poll().resettled == 1
     finally:
         other_host.close()
+    assert entry_status(conv) == "answered"
+
+
+def test_a_log_entry_naming_no_real_conversation_breaks_nothing(bookkeeper):
+    _item, conv = unmarked_by_the_sweep(bookkeeper)
+    ClarificationEvent.objects.create(
+        item_id=factories.make_item().pk,
+        event_type=ClarificationEvent.ANSWERED,
+        question_type="context",
+        channel=ClarificationEvent.Channel.APP,
+        payload={"conversations": [{"id": "not-a-uuid"}, "junk", {"id": 7}]},
+        occurred_at=timezone.now(),
+    )
+    assert resettle_app_answers() == 1
     assert entry_status(conv) == "answered"
