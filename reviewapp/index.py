@@ -388,6 +388,7 @@ class PassReport:
     ran: bool  # False when another process held the lock
     indexed: int = 0
     removed: int = 0
+    resettled: int = 0  # app answers whose conversation mark was put back (reviewapp.answers.resettle)
 
 
 class _Lock:
@@ -471,7 +472,9 @@ def poll() -> PassReport:
         state.last_poll_at = timezone.now()
         # Not ``companies``: _refresh_companies keeps that column itself.
         state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
-        return PassReport(ran=True, indexed=indexed)
+        from reviewapp.answers.resettle import resettle_app_answers  # answers index after writing: import late
+
+        return PassReport(ran=True, indexed=indexed, resettled=resettle_app_answers())
 
 
 def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:

@@ -1,20 +1,48 @@
 """A simulator of accounted's WhatsApp intake, for demos and tests: never for a real database.
 
 Each function performs one of the intake's steps on the replica (contract
-steps 2 to 9) with the intake's own semantics:
+steps 2 to 9) as accounted's code does it (``erp-mafia/accounted`` at
+``66851ff``, ``extensions/general/whatsapp-inbox/lib/``: ``process-inbound.ts``,
+``conversation.ts``, ``sweep.ts``), so the tests that race the app against
+it test the program the app really shares the database with:
 
 - ``invoice_inbox_items.channel_context`` is read, changed and written back
-  whole, without a lock (what the intake does, so it can undo a concurrent
-  write: that is the point of simulating it);
-- conversations are written with accounted's compare-and-set, ``UPDATE …
-  WHERE id = ? AND updated_at = <read>``, retried up to 4 times;
-- the question events go to ``processing_history`` with the intake's actors.
+  whole, without a lock (``updateItemContext``: that is how it can undo a
+  concurrent write, the point of simulating it);
+- the answer worker writes the conversation with accounted's compare-and-set,
+  ``UPDATE … WHERE id = ? AND updated_at = <read>``, retried up to 4 times
+  (``updateConversation``); the 48-hour sweep does NOT: it writes the context
+  it read by ``id`` and ``state`` only (``sweep.ts`` pass 3), so it can undo a
+  mark written meanwhile (``sweep(between=…)`` makes that happen on cue);
+- question events go to ``processing_history`` with the intake's actor,
+  ``{"type": "system", "id": "whatsapp-inbound"}``, the sweep's too.
 
-Every entry point calls ``require_replica()`` first. ``late_reply`` routes a
-reply as the intake does: to the newest ``recent_questions`` entry (of the
-last 7 days) that is not ``'answered'`` — including ``'moved_to_app'`` —
-writing over what is there; an entry already ``'answered'`` only gets a
-follow-up appended to ``user_note``.
+The answer worker's rules (``process-inbound.ts`` ``processAnswerMessage``):
+
+- only a reply that is exactly "nej" (any case, trimmed) is a denial without
+  the AI interpreter; the interpreter's reading of any other text is what the
+  caller passes (``participants``, ``purpose``, ``event_date``, ``note``,
+  ``denied``);
+- a representation answer with names and no purpose keeps the item's
+  question ``'open'`` only when it is the item's first answer; a later
+  message appends to ``raw_answer`` with ``"\\n"`` and keeps the purpose and
+  date the new message leaves out;
+- a representation reply the interpreter cannot read stores it as
+  ``user_note``, an empty representation and status ``'answered'``;
+- every answer marks all of the item's ``recent_questions`` entries
+  ``'answered'``; only an answer to the question the conversation awaits
+  (not ``late``) also removes ``pending_question`` and idles the conversation;
+- a late reply is routed as ``conversation.ts`` ``resolveAnswerTarget`` does:
+  a quoted reply to a question already answered is a follow-up appended to
+  ``user_note``; otherwise the reply goes to the awaited question, else to
+  the newest representation/context entry of the last 7 days that is not
+  ``'answered'`` (``'moved_to_app'`` included, a resend never).
+
+The daily question budget counts Europe/Stockholm days (``stockholmDayKey``).
+Not simulated: messages, the burst queue (``ask`` always asks, or moves
+straight to the app with ``over_budget``), asking the next queued question
+after an answer, the 48-hour clock (``expire`` and ``sweep`` expire when
+called). Every entry point calls ``require_replica()`` first.
 """
 
 from __future__ import annotations
@@ -25,10 +53,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 from django.db import connections
 from django.utils import timezone
 
+from clarifications.jstext import js_trim
 from reviewapp import states
 from reviewapp.answers.channel_context import to_millis, utc_stamp
 from reviewapp.answers.inputs import QUESTION_TYPES
@@ -37,12 +67,15 @@ from reviewapp.bookkeeping.models import InboxItem, decode_json
 from reviewapp.bookkeeping.replica import require_replica
 from reviewapp.routers import BOOKKEEPING_DB
 
+# The intake's actor for every question event, the sweep's ChannelQuestionExpired included.
 INBOUND: Final = {"type": "system", "id": "whatsapp-inbound"}
-CRON: Final = {"type": "cron", "id": "whatsapp-question-expiry"}
 ROUTING_WINDOW: Final = dt.timedelta(days=7)
 RECENT_LIMIT: Final = 10
 CAS_ATTEMPTS: Final = 4
-DENIALS: Final = frozenset({"nej", "no", "nej tack", "inte representation"})
+BUDGET_ZONE: Final = ZoneInfo("Europe/Stockholm")
+# A free-text reply can answer these; a resend needs a new photo.
+TEXT_ANSWERABLE: Final = ("representation", "context")
+AWAITING_TEXT: Final = ("awaiting_representation", "awaiting_context")
 
 
 class IntakeError(Exception):
@@ -178,9 +211,15 @@ def _entries(context: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in recent if isinstance(e, dict)] if isinstance(recent, list) else []
 
 
+def _within_window(entry: dict[str, Any], now: dt.datetime) -> bool:
+    """Asked in the last 7 days (accounted: ``now - asked_at <= 7 days``; an unreadable time is NaN: never)."""
+    asked = states.parse_iso(entry.get("asked_at"))
+    return asked is not None and now - asked <= ROUTING_WINDOW
+
+
 def _recent(entries: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
-    """The entries asked in the last 7 days (an entry without a usable ``asked_at`` counts as recent)."""
-    return [e for e in entries if (states.parse_iso(e.get("asked_at")) or now) >= now - ROUTING_WINDOW]
+    """The entries asked in the last 7 days."""
+    return [e for e in entries if _within_window(e, now)]
 
 
 def _pruned(entries: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
@@ -188,21 +227,63 @@ def _pruned(entries: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, A
     return _recent(entries, now)[-RECENT_LIMIT:]
 
 
-def _set_entry_status(item_id: str, question: str, status: str, *, clear_pending: bool) -> None:
-    conversation_id = _conversation_of(item_id)
-    if conversation_id is None:
-        return
+def stockholm_day(moment: dt.datetime) -> str:
+    """The budget's day key, the civil day in Stockholm (``stockholmDayKey``): 2026-08-10T22:30Z is "2026-08-11"."""
+    return moment.astimezone(BUDGET_ZONE).date().isoformat()
+
+
+def _awaiting_conversation(item_key: str) -> uuid.UUID | None:
+    """The conversation waiting for an answer about the item (the one the sweep would expire)."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM public.whatsapp_conversations"
+            " WHERE state <> 'idle' AND context -> 'pending_question' ->> 'inbox_item_id' = %s"
+            " ORDER BY updated_at DESC LIMIT 1",
+            [item_key],
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _awaited(context: dict[str, Any], state: str) -> tuple[str, str] | None:
+    """The (item, type) a free-text reply answers because the conversation awaits it, else None."""
+    pending = context.get("pending_question")
+    if (
+        state in AWAITING_TEXT
+        and isinstance(pending, dict)
+        and pending.get("type") in TEXT_ANSWERABLE
+        and isinstance(pending.get("inbox_item_id"), str)
+        and pending["inbox_item_id"]
+    ):
+        return pending["inbox_item_id"], str(pending["type"])
+    return None
+
+
+def _with_status(ctx: dict[str, Any], status: str) -> dict[str, Any]:
+    """``pending_question: p ? {...p, status} : undefined`` (an absent question stays absent)."""
+    new = dict(ctx)
+    pending = ctx.get("pending_question")
+    if pending:
+        new["pending_question"] = {**(pending if isinstance(pending, dict) else {}), "status": status}
+    else:
+        new.pop("pending_question", None)
+    return new
+
+
+def _mark_answered(conversation_id: uuid.UUID, item_key: str, *, settle_pending: bool) -> None:
+    """The answer worker's conversation write ("Conversation bookkeeping" in ``processAnswerMessage``)."""
 
     def change(context: dict[str, Any], state: str) -> tuple[dict[str, Any], str]:
-        new = dict(context)
-        new["recent_questions"] = [
-            {**e, "status": status}
-            if e.get("inbox_item_id") == item_id and e.get("type") == question and e.get("status") != "answered"
-            else e
-            for e in _entries(context)
-        ]
+        recent = context.get("recent_questions")
+        new = {
+            **context,
+            "recent_questions": [
+                {**e, "status": "answered"} if isinstance(e, dict) and e.get("inbox_item_id") == item_key else e
+                for e in (recent if isinstance(recent, list) else [])
+            ],
+        }
         pending = context.get("pending_question")
-        if clear_pending and isinstance(pending, dict) and pending.get("inbox_item_id") == item_id:
+        if settle_pending and isinstance(pending, dict) and pending.get("inbox_item_id") == item_key:
             del new["pending_question"]
             state = "idle"
         return new, state
@@ -217,8 +298,8 @@ def _item(item_id: uuid.UUID | str) -> InboxItem:
     return item
 
 
-def _event(item: InboxItem, event_type: str, question: str, actor: dict[str, str], at: dt.datetime) -> None:
-    append_question_event(item, event_type=event_type, question=question, actor=actor, occurred_at=at)
+def _event(item: InboxItem, event_type: str, question: str, at: dt.datetime) -> None:
+    append_question_event(item, event_type=event_type, question=question, actor=INBOUND, occurred_at=at)
 
 
 # --- The steps --------------------------------------------------------------------------
@@ -237,10 +318,9 @@ def ask(
     key = str(item.pk)
 
     def change(ctx: dict[str, Any]) -> dict[str, Any]:
-        new = {**ctx, "pending_question": {"type": question, "asked_at": stamp, "status": "open"}}
-        if over_budget:
-            new["pending_question"]["status"] = "moved_to_app"
-        if question == "resend":
+        status = "moved_to_app" if over_budget else "open"
+        new = {**ctx, "pending_question": {"type": question, "asked_at": stamp, "status": status}}
+        if question == "resend" and not over_budget:
             quality = ctx.get("quality")
             new["quality"] = {**(quality if isinstance(quality, dict) else {}), "resend_requested_at": stamp}
         return new
@@ -254,47 +334,66 @@ def ask(
         entry = {"type": question, "inbox_item_id": key, "asked_at": stamp, "status": "open"}
         found = context.get("budget")
         budget: dict[str, Any] = found if isinstance(found, dict) else {}
-        day = at.date().isoformat()
-        count = budget.get("count", 0) if budget.get("day_key") == day and isinstance(budget.get("count"), int) else 0
+        day = stockholm_day(at)
+        count = budget.get("count") if budget.get("day_key") == day and isinstance(budget.get("count"), int) else 0
         return {
             **context,
             "pending_question": {"type": question, "inbox_item_id": key, "asked_at": stamp},
             "recent_questions": _pruned([*_entries(context), entry], at),
-            "budget": {"day_key": day, "count": count + 1},
+            "budget": {"day_key": day, "count": max(0, (count or 0) + 1)},
         }, f"awaiting_{question}"
 
     update_conversation(conversation_id, converse)
-    _event(item, "ChannelQuestionAsked", question, INBOUND, at)
+    _event(item, "ChannelQuestionAsked", question, at)
     return ctx
-
-
-def _answered_pending(ctx: dict[str, Any], question: str) -> dict[str, Any]:
-    pending = ctx.get("pending_question")
-    base = pending if isinstance(pending, dict) else {"type": question}
-    return {**base, "status": "answered"}
 
 
 def _answer_in_chat(
     item_id: uuid.UUID | str,
     question: str,
-    change: Callable[[dict[str, Any], str], dict[str, Any]],
+    change: Callable[[dict[str, Any], str], tuple[dict[str, Any], bool]],
     *,
-    settles: bool = True,
+    late: bool | None,
     now: dt.datetime | None,
     between: Callable[[], None] | None,
 ) -> dict[str, Any]:
-    """The customer's reply written the intake's way; when it ``settles`` the question, marked and logged too.
+    """The answer worker: the item written (read, modify, write back), the conversation settled, the event.
 
-    ``change`` gets the context and the reply's ``answered_at`` stamp.
+    ``change(ctx, stamp)`` gives the new context and whether the question
+    stays open (a first half answer). ``late``: the reply was routed outside
+    the awaited question; None: as an unquoted reply would be (not late only
+    when the conversation awaits this item).
     """
     require_replica()
     item = _item(item_id)
     at = _now(now)
-    ctx = update_item(item.pk, lambda c: change(c, utc_stamp(at)), between=between)
-    if settles:
-        _set_entry_status(str(item.pk), question, "answered", clear_pending=True)
-        _event(item, "ChannelQuestionAnswered", question, INBOUND, at)
+    key = str(item.pk)
+    conversation_id = _conversation_of(key)
+    if conversation_id is not None and late is None:
+        context, state, _ = read_conversation(conversation_id)
+        awaited = _awaited(context, state)
+        late = awaited is None or awaited[0] != key
+    kept_open = False
+
+    def write(ctx: dict[str, Any]) -> dict[str, Any]:
+        nonlocal kept_open
+        new, kept_open = change(ctx, utc_stamp(at))
+        return new
+
+    ctx = update_item(item.pk, write, between=between)
+    if conversation_id is not None:
+        _mark_answered(conversation_id, key, settle_pending=not late and not kept_open)
+    _event(item, "ChannelQuestionAnswered", question, at)
     return ctx
+
+
+def _empty_representation(text: str, stamp: str) -> dict[str, Any]:
+    return {"participants": [], "purpose": None, "event_date": None, "raw_answer": text, "answered_at": stamp}
+
+
+def _denial(ctx: dict[str, Any], stamp: str, text: str) -> tuple[dict[str, Any], bool]:
+    denial = {**_empty_representation(text, stamp), "denied": True}
+    return _with_status({**ctx, "representation": denial}, "answered"), False
 
 
 def answer_representation(
@@ -304,39 +403,61 @@ def answer_representation(
     participants: Sequence[Participant] = (),
     purpose: str | None = None,
     event_date: str | None = None,
+    note: str | None = None,
+    denied: bool = False,
+    late: bool | None = None,
     now: dt.datetime | None = None,
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Step 3 (or 4, without a purpose: the question stays open). A second message appends to raw_answer."""
+    """Steps 3 to 5: the person's reply to a representation question, as the answer worker writes it.
 
-    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
-        raw = text.strip()
+    ``participants``/``purpose``/``event_date``/``note``/``denied``: what
+    accounted's AI interpreter read in ``text`` (an exact "nej" never reaches
+    it: a denial). Names without a purpose keep the question ``'open'`` on the
+    first answer only; nothing readable stores the text as ``user_note`` and
+    an empty representation, ``'answered'``.
+    """
+    body = js_trim(text)
+
+    def change(ctx: dict[str, Any], stamp: str) -> tuple[dict[str, Any], bool]:
+        if body.lower() == "nej" or denied:
+            return _denial(ctx, stamp, body)
+        if not participants and not purpose:
+            unread = {**ctx, "user_note": body, "representation": _empty_representation(body, stamp)}
+            return _with_status(unread, "answered"), False
         old = ctx.get("representation")
-        pending = ctx.get("pending_question")
-        still_open = isinstance(pending, dict) and pending.get("status") == "open"
-        if isinstance(old, dict) and still_open and old.get("purpose") is None and not old.get("denied"):
-            raw = f"{old.get('raw_answer') or ''}\n{raw}".strip()
-        new = {
-            **ctx,
-            "representation": {
-                "participants": [{"name": p.name, "company": p.company} for p in participants],
-                "purpose": purpose or None,
-                "event_date": event_date or None,
-                "raw_answer": raw,
-                "answered_at": stamp,
-            },
+        earlier = old if isinstance(old, dict) else {}
+        keep_open = old is None and bool(participants) and not purpose
+        representation = {
+            "participants": [{"name": p.name, "company": p.company} for p in participants],
+            # A follow-up must not erase what an earlier message gave.
+            "purpose": purpose if purpose is not None else earlier.get("purpose"),
+            "event_date": event_date if event_date is not None else earlier.get("event_date"),
+            "raw_answer": f"{_js_string(earlier.get('raw_answer', _UNDEFINED))}\n{body}" if old else body,
+            "answered_at": stamp,
         }
-        if purpose:
-            new["pending_question"] = _answered_pending(ctx, "representation")
-        return new
+        new = {**ctx, "representation": representation, **({"user_note": note} if note else {})}
+        return _with_status(new, "open" if keep_open else "answered"), keep_open
 
-    return _answer_in_chat(item_id, "representation", change, settles=bool(purpose), now=now, between=between)
+    return _answer_in_chat(item_id, "representation", change, late=late, now=now, between=between)
+
+
+_UNDEFINED: Final = object()
+
+
+def _js_string(value: object) -> str:
+    """``${value}`` for the values a stored raw_answer can hold."""
+    if value is _UNDEFINED:
+        return "undefined"
+    if value is None:
+        return "null"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def half_answer(
     item_id: uuid.UUID | str, *, text: str, participants: Sequence[Participant], now: dt.datetime | None = None
 ) -> dict[str, Any]:
-    """Step 4: names, no purpose; the question stays open."""
+    """Step 4: names, no purpose (the question stays open if it is the item's first answer)."""
     return answer_representation(item_id, text=text, participants=participants, purpose=None, now=now)
 
 
@@ -344,20 +465,15 @@ def deny(
     item_id: uuid.UUID | str,
     *,
     text: str = "Nej",
+    late: bool | None = None,
     now: dt.datetime | None = None,
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Step 5: "nej": the denial, the only shape with ``denied``."""
-
-    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
-        denial: dict[str, Any] = {"participants": [], "purpose": None, "event_date": None}
-        return {
-            **ctx,
-            "representation": {**denial, "raw_answer": text.strip(), "answered_at": stamp, "denied": True},
-            "pending_question": _answered_pending(ctx, "representation"),
-        }
-
-    return _answer_in_chat(item_id, "representation", change, now=now, between=between)
+    """Step 5: the denial, the only shape with ``denied`` (an exact "nej", or the interpreter's reading)."""
+    body = js_trim(text)
+    return _answer_in_chat(
+        item_id, "representation", lambda ctx, stamp: _denial(ctx, stamp, body), late=late, now=now, between=between
+    )
 
 
 def answer_context(
@@ -365,57 +481,158 @@ def answer_context(
     *,
     text: str,
     note: str | None = None,
+    late: bool | None = None,
     now: dt.datetime | None = None,
     between: Callable[[], None] | None = None,
 ) -> dict[str, Any]:
-    """Step 6: ``user_note`` (the paraphrase; the text itself without one) and ``context_answer``."""
+    """Step 6: ``user_note`` (the interpreter's paraphrase, else the text) and ``context_answer``."""
+    body = js_trim(text)
 
-    def change(ctx: dict[str, Any], stamp: str) -> dict[str, Any]:
-        return {
-            **ctx,
-            "user_note": (note or text).strip(),
-            "context_answer": {"raw_answer": text.strip(), "answered_at": stamp},
-            "pending_question": _answered_pending(ctx, "context"),
-        }
+    def change(ctx: dict[str, Any], stamp: str) -> tuple[dict[str, Any], bool]:
+        new = {**ctx, "user_note": note or body, "context_answer": {"raw_answer": body, "answered_at": stamp}}
+        return _with_status(new, "answered"), False
 
-    return _answer_in_chat(item_id, "context", change, now=now, between=between)
+    return _answer_in_chat(item_id, "context", change, late=late, now=now, between=between)
 
 
-def expire(item_id: uuid.UUID | str, *, now: dt.datetime | None = None) -> dict[str, Any]:
-    """Step 8: the 48-hour sweep: ``open`` → ``moved_to_app``, conversation back to idle."""
+def sweep(
+    conversation_id: uuid.UUID, *, now: dt.datetime | None = None, between: Callable[[], None] | None = None
+) -> str | None:
+    """Step 8 for one conversation, as ``sweep.ts`` pass 3 does it; the expired item's id.
+
+    The awaited question ``open`` → ``moved_to_app`` and ``ChannelQuestionExpired``;
+    queued questions moved to the app; the item's ``recent_questions`` entry
+    ``open`` → ``moved_to_app``; ``pending_question`` and ``question_queue``
+    removed, state ``idle``. The conversation is written from what was read
+    at the start, by ``id`` and ``state``, with no compare on ``updated_at``:
+    a mark written meanwhile (``between`` runs just before the write) is undone.
+    """
+    require_replica()
+    at = _now(now)
+    context, state, _ = read_conversation(conversation_id)
+    if state == "idle":
+        raise IntakeError("the conversation awaits nothing: the sweep passes it by")
+    found = context.get("pending_question")
+    pending: dict[str, Any] = found if isinstance(found, dict) else {}
+    item_key = pending.get("inbox_item_id")
+    if isinstance(item_key, str) and item_key:
+
+        def moved(ctx: dict[str, Any]) -> dict[str, Any]:
+            question = ctx.get("pending_question")
+            if isinstance(question, dict) and question.get("status") == "open":
+                return {**ctx, "pending_question": {**question, "status": "moved_to_app"}}
+            return ctx
+
+        update_item(item_key, moved)
+        _event(_item(item_key), "ChannelQuestionExpired", str(pending.get("type")), at)
+    queue = context.get("question_queue")
+    for queued in queue if isinstance(queue, list) else []:
+        if not isinstance(queued, dict) or not isinstance(queued.get("inbox_item_id"), str):
+            continue
+        update_item(queued["inbox_item_id"], _moved_unless_asked(queued.get("type"), utc_stamp(at)))
+    recent = context.get("recent_questions")
+    expired = {
+        **context,
+        "recent_questions": [
+            {**e, "status": "moved_to_app"}
+            if isinstance(e, dict) and e.get("status") == "open" and item_key and e.get("inbox_item_id") == item_key
+            else e
+            for e in (recent if isinstance(recent, list) else [])
+        ],
+    }
+    for key in ("pending_question", "company_options", "question_queue"):
+        expired.pop(key, None)
+    if between is not None:
+        between()
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute(
+            "UPDATE public.whatsapp_conversations SET state = 'idle', context = %s::jsonb WHERE id = %s AND state = %s",
+            [json.dumps(expired), conversation_id, state],
+        )
+    return item_key if isinstance(item_key, str) else None
+
+
+def _moved_unless_asked(question: object, stamp: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """A queued question expiring with the episode: ``pending_question ?? {…, 'moved_to_app'}``."""
+
+    def change(ctx: dict[str, Any]) -> dict[str, Any]:
+        if ctx.get("pending_question") is not None:
+            return ctx
+        return {**ctx, "pending_question": {"type": question, "asked_at": stamp, "status": "moved_to_app"}}
+
+    return change
+
+
+def expire(
+    item_id: uuid.UUID | str, *, now: dt.datetime | None = None, between: Callable[[], None] | None = None
+) -> dict[str, Any]:
+    """Step 8 for the conversation awaiting this item (``sweep``); the item's context after it."""
     require_replica()
     item = _item(item_id)
-    at = _now(now)
-    ctx = read_context(item.pk)
-    pending = ctx.get("pending_question")
+    pending = read_context(item.pk).get("pending_question")
     if not isinstance(pending, dict) or pending.get("status") != "open":
         raise IntakeError("the item has no open question to expire")
-    question = str(pending.get("type"))
-    ctx = update_item(item.pk, lambda c: {**c, "pending_question": {**c["pending_question"], "status": "moved_to_app"}})
-    _set_entry_status(str(item.pk), question, "moved_to_app", clear_pending=True)
-    _event(item, "ChannelQuestionExpired", question, CRON, at)
-    return ctx
+    conversation_id = _awaiting_conversation(str(item.pk))
+    if conversation_id is None:
+        raise IntakeError("no conversation awaits this item: only the sweep of an awaiting conversation moves it")
+    sweep(conversation_id, now=now, between=between)
+    return read_context(item.pk)
 
 
 def follow_up(item_id: uuid.UUID | str, *, text: str, between: Callable[[], None] | None = None) -> dict[str, Any]:
-    """A reply about an already answered question: appended to ``user_note``."""
+    """``appendUserNote``: the text added to ``user_note`` with ``"\\n"`` (or as it, when there is none)."""
     require_replica()
+    body = js_trim(text)
 
     def change(ctx: dict[str, Any]) -> dict[str, Any]:
         old = ctx.get("user_note")
-        note = f"{old}\n{text.strip()}" if isinstance(old, str) and old.strip() else text.strip()
-        return {**ctx, "user_note": note}
+        return {**ctx, "user_note": f"{old}\n{body}" if isinstance(old, str) and old else body}
 
     return update_item(item_id, change, between=between)
 
 
 @dataclass(frozen=True, slots=True)
 class Routed:
-    """Where a late reply went: ``answered`` (written as the answer) or ``follow_up``."""
+    """Where a late reply went: ``answered`` (written as the answer) or ``follow_up`` (appended to ``user_note``)."""
 
     outcome: str
     item_id: str
     question: str | None
+
+
+def _asked(entry: dict[str, Any]) -> dt.datetime:
+    return states.parse_iso(entry.get("asked_at")) or dt.datetime.min.replace(tzinfo=dt.UTC)
+
+
+def route(
+    context: dict[str, Any], state: str, quoted_item: str | None, now: dt.datetime
+) -> tuple[str, str, bool, bool] | None:
+    """``resolveAnswerTarget``: (item, question type, late, follow-up) for a free-text reply, or None.
+
+    A quoted reply names its item and wins: a question of it already answered
+    makes the reply a follow-up. Then the awaited question; then the newest
+    representation/context entry of the last 7 days not ``'answered'``.
+    """
+    awaited = _awaited(context, state)
+    entries = [
+        e
+        for e in _entries(context)
+        if e.get("type") in TEXT_ANSWERABLE and isinstance(e.get("inbox_item_id"), str) and _within_window(e, now)
+    ]
+    if quoted_item is not None:
+        if awaited is not None and awaited[0] == quoted_item:
+            return awaited[0], awaited[1], False, False
+        quoted = [e for e in entries if e["inbox_item_id"] == quoted_item]
+        if quoted:
+            newest = max(quoted, key=_asked)
+            return quoted_item, str(newest["type"]), True, newest.get("status") == "answered"
+    if awaited is not None:
+        return awaited[0], awaited[1], False, False
+    waiting = [e for e in entries if e.get("status") != "answered"]
+    if waiting:
+        newest = max(waiting, key=_asked)
+        return newest["inbox_item_id"], str(newest["type"]), True, False
+    return None
 
 
 def late_reply(
@@ -426,46 +643,54 @@ def late_reply(
     participants: Sequence[Participant] = (),
     purpose: str | None = None,
     event_date: str | None = None,
+    note: str | None = None,
+    denied: bool = False,
     now: dt.datetime | None = None,
 ) -> Routed:
-    """Step 9: a reply arriving after the chat stopped waiting, routed by ``recent_questions``.
+    """Step 9: a free-text reply in the conversation that holds the item's question, routed as accounted routes it.
 
-    ``quoted``: a reply quoting the question about ``item_id`` (only that
-    item's entries are relevant); else the conversation's newest entry that
-    is not ``'answered'``. Only entries of the last 7 days count. If the
-    newest relevant entry is already ``'answered'``, the reply is a follow-up.
+    ``quoted``: the reply quotes the message about ``item_id``; else it quotes
+    nothing and ``item_id`` only names the conversation. A text while the
+    conversation awaits a resend is kept as a note on that item. The rest
+    (what the interpreter read) as for ``answer_representation``. Raises
+    ``IntakeError`` when nothing matches: accounted then sends its fallback
+    message and writes nothing.
     """
     require_replica()
     at = _now(now)
     key = str(item_id)
+    body = js_trim(text)
     conversation_id = _conversation_of(key)
     if conversation_id is None:
         raise IntakeError("no conversation holds a question about this item")
-    context, _state, _updated = read_conversation(conversation_id)
-    recent = _recent(_entries(context), at)
-    if quoted:
-        recent = [e for e in recent if e.get("inbox_item_id") == key]
-    if not recent:
-        raise IntakeError("no question of the last 7 days to route the reply to")
-    open_entries = [e for e in recent if e.get("status") != "answered"]
-    newest = recent[-1]
-    if newest.get("status") == "answered" or not open_entries:
-        follow_up(str(newest.get("inbox_item_id")), text=text)
-        return Routed("follow_up", str(newest.get("inbox_item_id")), None)
-    target = open_entries[-1]
-    target_item = str(target.get("inbox_item_id"))
-    question = str(target.get("type"))
-    if question == "representation":
-        if text.strip().lower().rstrip(".!") in DENIALS:
-            deny(target_item, text=text, now=at)
-        else:
-            answer_representation(
-                target_item, text=text, participants=participants, purpose=purpose, event_date=event_date, now=at
-            )
-    elif question == "context":
-        answer_context(target_item, text=text, now=at)
-    else:
-        # A text reply to a resend request is no new photo: the intake keeps it as a note.
-        follow_up(target_item, text=text)
+    if not body:
+        raise IntakeError("an empty reply answers nothing")
+    context, state, _ = read_conversation(conversation_id)
+    pending = context.get("pending_question")
+    if state == "awaiting_resend" and isinstance(pending, dict) and pending.get("type") == "resend":
+        resend_item = pending.get("inbox_item_id")
+        if isinstance(resend_item, str) and resend_item:
+            follow_up(resend_item, text=body)
+            return Routed("follow_up", resend_item, "resend")
+    target = route(context, state, key if quoted else None, at)
+    if target is None:
+        raise IntakeError("the reply matches no question of the last 7 days")
+    target_item, question, late, is_follow_up = target
+    if is_follow_up:
+        follow_up(target_item, text=body)
         return Routed("follow_up", target_item, question)
+    if question == "representation":
+        answer_representation(
+            target_item,
+            text=body,
+            participants=participants,
+            purpose=purpose,
+            event_date=event_date,
+            note=note,
+            denied=denied,
+            late=late,
+            now=at,
+        )
+    else:
+        answer_context(target_item, text=body, note=note, late=late, now=at)
     return Routed("answered", target_item, question)

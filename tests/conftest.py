@@ -132,6 +132,9 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
         if other_schema:
             with connection.cursor() as cursor:
                 cursor.execute(Path(other_schema).read_text(encoding="utf-8"))
+                # The test database is this run's own whichever SQL built it: the
+                # intake simulator may write to it, so its tests run on both replicas.
+                cursor.execute("COMMENT ON SCHEMA public IS %s", [replica.MARK])
         else:
             replica.create(connection)
 

@@ -11,6 +11,7 @@ that defines it:
 - ``uploads``: a sharper file checked before it is stored (``check_file``);
 - ``channel_context``: reading the open question, writing the answer into the JSON, what it renders to;
 - ``conversation``: the WhatsApp conversation's compare-and-set;
+- ``resettle``: each sync poll marks again the app answers whose conversation mark accounted's sweep undid;
 - ``resend``: a newer item, or an uploaded file, replacing the old one;
 - ``writing``: ``answer_question``, the locked write (``AnswerConflict``, ``AnswerResult``) and
   accounted's ``processing_history`` event;

@@ -2,15 +2,37 @@
 
 accounted's intake routes a late reply, for 7 days, to the newest
 ``recent_questions`` entry that is not ``'answered'`` and writes it over what
-is there. So an answer given in the app marks the conversation's entry for
-the item ``'answered'`` too (a late reply then becomes a follow-up note),
-drops the item from ``question_queue`` and, if the conversation still waits
-for this item, clears its ``pending_question`` and sets it back to ``idle``.
+is there. So an answer given in the app marks the conversation's entries for
+the item ``'answered'`` too: a late reply that quotes the question then
+becomes a follow-up note, and one that does not goes to another question.
 
-Conversations are written as accounted writes them: ``UPDATE … WHERE id = ?
-AND updated_at = <the value read>``, retried up to 4 times. The row is also
-locked for the rest of the answer's transaction, so the intake's own
-compare-and-set sees our write and retries instead of undoing it.
+What is written follows accounted (``erp-mafia/accounted`` at ``66851ff``,
+``extensions/general/whatsapp-inbox/lib/``):
+
+- ``process-inbound.ts`` settles every answer through ``conversation.ts``
+  ``markRecentQuestion``, which marks EVERY entry whose ``inbox_item_id`` is
+  the item, whatever its ``type`` or status. ``question_queue`` is not part of
+  that write: it is left as it is.
+- The same block ("Conversation bookkeeping") deletes ``pending_question``
+  and sets the state ``'idle'`` only when the reply is not ``late``, that is
+  when it answered the question the conversation is awaiting
+  (``conversation.ts`` ``resolveAnswerTarget``: ``late`` is "matched outside
+  an awaiting_* state"), and then asks the next queued question. A question
+  answered in the app has moved to the app, so it is always answered late:
+  ``pending_question`` and ``state`` are left as they are. Should the
+  conversation still await the item (the sweep died between writing the item
+  and the conversation), ``sweep.ts``'s next pass finishes the expiry: it
+  visits only conversations that are not ``'idle'``, and it is what moves the
+  queued questions to the app. Setting ``'idle'`` here would strand them, as
+  the app never asks a question.
+
+Conversations are written as accounted writes them (``conversation.ts``
+``updateConversation``): ``UPDATE … WHERE id = ? AND updated_at = <the value
+read>``, retried up to 4 times. The row is also locked for the rest of the
+answer's transaction, so the intake's own compare-and-set sees our write and
+retries instead of undoing it. accounted's 48-hour sweep does not compare
+(``sweep.ts`` pass 3 writes by ``id`` and ``state``), so it can still undo a
+mark after our commit: ``reviewapp.answers.resettle`` puts it back.
 """
 
 from __future__ import annotations
@@ -26,6 +48,7 @@ from reviewapp.bookkeeping.models import decode_json
 from reviewapp.routers import BOOKKEEPING_DB
 
 ATTEMPTS: Final = 4
+ANSWERED: Final = "answered"
 
 
 class ConversationBusy(Exception):
@@ -34,84 +57,74 @@ class ConversationBusy(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ConversationChange:
-    """What the answer changed in one conversation (for the app's log)."""
+    """A conversation that holds the item's question, and how many of its entries the answer marked.
+
+    ``marked`` may be 0 (the entries were already ``'answered'``): the app's
+    log keeps the conversation anyway, so ``resettle`` knows where to look.
+    """
 
     id: str
     marked: int
-    dropped: int
-    cleared_pending: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "marked_answered": self.marked,
-            "dropped_from_queue": self.dropped,
-            "cleared_pending": self.cleared_pending,
-        }
+        return {"id": self.id, "marked_answered": self.marked}
 
 
 def _about(entry: object, item_id: str) -> bool:
     return isinstance(entry, dict) and entry.get("inbox_item_id") == item_id
 
 
-def settled_context(context: dict[str, Any], item_id: str, question: str) -> tuple[dict[str, Any], int, int, bool]:
-    """``context`` with the item's question settled; also how many entries were marked and dropped.
+def marked_context(context: dict[str, Any], item_id: str) -> tuple[dict[str, Any], int]:
+    """``context`` with every ``recent_questions`` entry of the item ``'answered'``; how many changed.
 
-    Pure: ``context`` is not changed. Entries of ``recent_questions`` about
-    the item and of this question type (or of no type) become ``'answered'``;
-    every ``question_queue`` entry about the item is dropped; a
-    ``pending_question`` about the item is removed.
+    Pure: ``context`` is not changed. accounted's ``markRecentQuestion``: no
+    filter on the entry's type, nothing else in the context touched.
     """
-    new = dict(context)
-    marked = dropped = 0
     recent = context.get("recent_questions")
-    if isinstance(recent, list):
-        entries = []
-        for entry in recent:
-            if _about(entry, item_id) and entry.get("type") in (question, None) and entry.get("status") != "answered":
-                entry = {**entry, "status": "answered"}
-                marked += 1
-            entries.append(entry)
-        new["recent_questions"] = entries
-    queue = context.get("question_queue")
-    if isinstance(queue, list):
-        kept = [entry for entry in queue if not _about(entry, item_id)]
-        dropped = len(queue) - len(kept)
-        new["question_queue"] = kept
-    cleared = _about(context.get("pending_question"), item_id)
-    if cleared:
-        del new["pending_question"]
-    return new, marked, dropped, cleared
+    if not isinstance(recent, list):
+        return dict(context), 0
+    marked = 0
+    entries = []
+    for entry in recent:
+        if _about(entry, item_id) and entry.get("status") != ANSWERED:
+            entry = {**entry, "status": ANSWERED}
+            marked += 1
+        entries.append(entry)
+    return {**context, "recent_questions": entries}, marked
 
 
 _FIND: Final = """
     SELECT id FROM public.whatsapp_conversations
     WHERE context -> 'recent_questions' @> %(entry)s::jsonb
-       OR context -> 'question_queue' @> %(entry)s::jsonb
-       OR context -> 'pending_question' ->> 'inbox_item_id' = %(item)s
     ORDER BY id
 """
 
 
-def settle_in_conversations(item_id: uuid.UUID | str, question: str) -> list[ConversationChange]:
-    """Settle the item's question in every conversation that holds it; call inside the answer's transaction."""
+def settle_in_conversations(item_id: uuid.UUID | str) -> list[ConversationChange]:
+    """Mark the item's entries ``'answered'`` in every conversation holding one; inside the answer's transaction."""
     item = str(item_id)
     with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute(_FIND, {"entry": json.dumps([{"inbox_item_id": item}]), "item": item})
+        cursor.execute(_FIND, {"entry": json.dumps([{"inbox_item_id": item}])})
         ids = [row[0] for row in cursor.fetchall()]
     changes = []
     for conversation_id in ids:
-        change = _settle_one(conversation_id, item, question)
-        if change is not None:
-            changes.append(change)
+        marked = mark_answered(conversation_id, item)
+        if marked is not None:
+            changes.append(ConversationChange(str(conversation_id), marked))
     return changes
 
 
-def _settle_one(conversation_id: uuid.UUID, item_id: str, question: str) -> ConversationChange | None:
+def mark_answered(conversation_id: uuid.UUID | str, item_id: str) -> int | None:
+    """Mark the item's entries in one conversation ``'answered'``, with the compare-and-set; how many changed.
+
+    None when the conversation is gone or its context is not a readable
+    object (not ours to repair). Nothing is written when nothing changes.
+    Raises ``ConversationBusy`` after 4 lost compare-and-sets.
+    """
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         for _attempt in range(ATTEMPTS):
             cursor.execute(
-                "SELECT context::text, state, updated_at FROM public.whatsapp_conversations WHERE id = %s FOR UPDATE",
+                "SELECT context::text, updated_at FROM public.whatsapp_conversations WHERE id = %s FOR UPDATE",
                 [conversation_id],
             )
             row = cursor.fetchone()
@@ -119,17 +132,14 @@ def _settle_one(conversation_id: uuid.UUID, item_id: str, question: str) -> Conv
                 return None
             context = decode_json(row[0])
             if not isinstance(context, dict):
-                # Unreadable or not an object: not ours to repair, and nothing to mark.
                 return None
-            new, marked, dropped, cleared = settled_context(context, item_id, question)
-            if not (marked or dropped or cleared):
-                return None
-            state = "idle" if cleared else row[1]
+            new, marked = marked_context(context, item_id)
+            if not marked:
+                return 0
             cursor.execute(
-                "UPDATE public.whatsapp_conversations SET context = %s::jsonb, state = %s"
-                " WHERE id = %s AND updated_at = %s",
-                [json.dumps(new), state, conversation_id, row[2]],
+                "UPDATE public.whatsapp_conversations SET context = %s::jsonb WHERE id = %s AND updated_at = %s",
+                [json.dumps(new), conversation_id, row[1]],
             )
             if cursor.rowcount == 1:
-                return ConversationChange(str(conversation_id), marked, dropped, cleared)
+                return marked
     raise ConversationBusy(str(conversation_id))

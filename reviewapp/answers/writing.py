@@ -207,7 +207,7 @@ def _write(
     item.save(update_fields=["channel_context"])
 
     try:
-        changes = conversation.settle_in_conversations(item.pk, answer.question)
+        changes = conversation.settle_in_conversations(item.pk)
     except conversation.ConversationBusy:
         raise AnswerConflict(item, "busy") from None
     event = append_question_event(

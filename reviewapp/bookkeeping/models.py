@@ -172,7 +172,7 @@ class ProcessingHistory(AccountedTable):
     # aggregate_id alone must name the types to use it (18 ms became 0.3 ms at 1 M events).
     AGGREGATE_TYPES: ClassVar = (
         "Document", "BankTransaction", "MatchProposal", "Verifikation", "CounterpartyTemplate", "Period",
-        "Migration", "System", "AIProposal", "AIRequest", "Invoice",
+        "Migration", "System", "AIProposal", "AIRequest", "Invoice", "SupplierInvoice",
     )  # fmt: skip
 
     event_id = models.UUIDField(primary_key=True, default=uuid.uuid4)

@@ -163,7 +163,10 @@ CREATE TABLE public.document_attachments (
   journal_entry_id      uuid,
   journal_entry_line_id uuid,
   created_at            timestamptz NOT NULL DEFAULT now(),
-  updated_at            timestamptz NOT NULL DEFAULT now()
+  updated_at            timestamptz NOT NULL DEFAULT now(),
+  -- accounted's document integrity migration: the version hash chain and its last check.
+  prev_version_hash       text,
+  last_integrity_check_at timestamptz
 );
 
 CREATE INDEX idx_document_attachments_company_id ON public.document_attachments (company_id);
@@ -216,7 +219,15 @@ CREATE TABLE public.whatsapp_phone_links (
   wa_profile_name    text,
   default_company_id uuid REFERENCES public.companies (id) ON DELETE SET NULL,
   created_at         timestamptz NOT NULL DEFAULT now(),
-  updated_at         timestamptz NOT NULL DEFAULT now()
+  updated_at         timestamptz NOT NULL DEFAULT now(),
+  -- accounted's newer WhatsApp migrations: the number encrypted (AES-256-GCM, read by
+  -- conversation.ts resolveRecipient), linking, unlinking and muting, the last company used.
+  phone_enc          text,
+  verified_at        timestamptz,
+  revoked_at         timestamptz,
+  muted_at           timestamptz,
+  last_company_id    uuid,
+  last_message_at    timestamptz
 );
 
 CREATE INDEX idx_whatsapp_phone_links_user_id ON public.whatsapp_phone_links (user_id);
@@ -360,7 +371,17 @@ INSERT INTO public.processing_event_types (event_type) VALUES
   ('PeriodCloseInitiated'), ('PeriodClosed'), ('PeriodReopened'),
   ('MigrationInitiated'), ('MigrationValidated'), ('MigrationCommitted'),
   ('TimingCeilingTriggered'), ('RubricVersionPublished'),
-  ('ChannelQuestionAsked'), ('ChannelQuestionAnswered'), ('ChannelQuestionExpired');
+  ('ChannelQuestionAsked'), ('ChannelQuestionAnswered'), ('ChannelQuestionExpired'),
+  -- Registered by accounted's later migrations (erp-mafia/accounted supabase/migrations/:
+  -- 20260901110000_processing_event_types_backfill.sql and the one-type registrations),
+  -- and lib/processing-history/append.ts's PROCESSING_EVENT_TYPES.
+  ('AttachmentsTruncated'), ('BankTransactionDuplicateDismissed'), ('BankTransactionStrandedRelinked'),
+  ('BankTransactionStrandedRepaired'), ('CashAccountTwinsMerged'), ('DocumentDuplicateSkipped'),
+  ('DocumentExtractionOverridden'), ('DocumentExtractionRetried'), ('InboxUnderlagReconciled'),
+  ('InvoiceDuplicatePaymentDismissed'), ('InvoiceJournalEntrySkipped'), ('InvoicePaymentRowBackfilled'),
+  ('InvoiceRowsCompleted'), ('OAuthClientRevoked'), ('PendingOperationApproved'),
+  ('PendingOperationRejected'), ('RateLimitedDropped'), ('SupplierInvoiceCompleted'),
+  ('TransactionDocumentReplaced');
 
 CREATE TABLE public.processing_history (
   event_id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -372,7 +393,7 @@ CREATE TABLE public.processing_history (
   aggregate_type         text NOT NULL CHECK (aggregate_type IN (
                            'Document', 'BankTransaction', 'MatchProposal', 'Verifikation',
                            'CounterpartyTemplate', 'Period', 'Migration', 'System',
-                           'AIProposal', 'AIRequest', 'Invoice')),
+                           'AIProposal', 'AIRequest', 'Invoice', 'SupplierInvoice')),
   aggregate_id           uuid NOT NULL,
   event_type             text NOT NULL REFERENCES public.processing_event_types (event_type),
   payload                jsonb NOT NULL DEFAULT '{}',

@@ -11,12 +11,12 @@ from django.db import connections
 from django.urls import reverse
 
 from reviewapp import intake
-from reviewapp.answers.inputs import ParticipantInput, RepresentationAnswer
+from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import answer_question
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
-from tests.answers.conftest import conversation, history, stored_context
+from tests.answers.conftest import conversation, history, make_conversation, stored_context
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db
@@ -107,11 +107,17 @@ def test_a_half_answer_stays_open_and_the_next_message_is_appended():
     ctx = stored_context(item)
     assert ctx["representation"]["purpose"] is None
     assert ctx["pending_question"]["status"] == "open"
-    assert history(item) == []
-    intake.answer_representation(
-        item.pk, text="kundmöte", participants=[intake.Participant("Anna Berg")], purpose="Kundmöte", now=ASKED
-    )
-    assert stored_context(item)["representation"]["raw_answer"] == "Anna Berg\nkundmöte"
+    # accounted settles the conversation entry and logs the answer all the same; the awaited question stays.
+    context, state, _ = conversation(conversation_of(item))
+    assert state == "awaiting_representation"
+    assert context["pending_question"]["inbox_item_id"] == str(item.pk)
+    assert context["recent_questions"][0]["status"] == "answered"
+    assert len(history(item)) == 1
+    intake.answer_representation(item.pk, text="kundmöte", purpose="Kundmöte", now=ASKED)
+    rep = stored_context(item)["representation"]
+    assert rep["raw_answer"] == "Anna Berg\nkundmöte"
+    assert rep["purpose"] == "Kundmöte"
+    assert rep["participants"] == []  # the second message named nobody: accounted keeps what it read now
 
 
 def test_a_denial_in_the_chat_is_step_5():
@@ -147,7 +153,7 @@ def test_expiry_moves_the_question_to_the_app_and_idles_the_conversation():
     assert "pending_question" not in context
     assert context["recent_questions"][0]["status"] == "moved_to_app"
     (event,) = history(item, "ChannelQuestionExpired")
-    assert event.actor == {"type": "cron", "id": "whatsapp-question-expiry"}
+    assert event.actor == {"type": "system", "id": "whatsapp-inbound"}  # sweep.ts appends with the intake's actor
 
 
 def test_without_the_app_a_late_reply_overwrites_a_moved_question():
@@ -179,18 +185,19 @@ def test_a_late_reply_after_an_app_answer_is_a_follow_up_and_the_answer_stays(bo
     assert replaced_answer(item, app_answers(item.pk)) is None
 
 
-def test_an_unquoted_late_reply_goes_to_the_newest_unanswered_question():
+def test_an_unquoted_late_reply_goes_to_the_newest_question_not_answered_even_if_older():
     first = factories.make_item()
     company = first.company
     second = factories.make_item(company=company)
     intake.ask(first.pk, "context", now=ASKED)
-    intake.expire(first.pk, now=ASKED + dt.timedelta(hours=1))
-    intake.ask(second.pk, "context", now=ASKED + dt.timedelta(hours=2))
-    intake.answer_context(second.pk, text="kontorsmaterial", now=ASKED + dt.timedelta(hours=3))
-    routed = intake.late_reply(first.pk, text="lunch", quoted=False, now=ASKED + dt.timedelta(hours=4))
-    assert routed.outcome == "follow_up"  # the newest entry (the second item's) is answered
-    assert stored_context(second)["user_note"] == "kontorsmaterial\nlunch"
-    assert "user_note" not in stored_context(first)
+    intake.expire(first.pk, now=ASKED + dt.timedelta(hours=49))
+    intake.ask(second.pk, "context", now=ASKED + dt.timedelta(hours=50))
+    intake.answer_context(second.pk, text="kontorsmaterial", now=ASKED + dt.timedelta(hours=51))
+    routed = intake.late_reply(first.pk, text="lunch", quoted=False, now=ASKED + dt.timedelta(hours=52))
+    # The newest entry (the second item's) is answered: accounted skips it and answers the first.
+    assert (routed.outcome, routed.item_id) == ("answered", str(first.pk))
+    assert stored_context(second)["user_note"] == "kontorsmaterial"
+    assert stored_context(first)["context_answer"]["raw_answer"] == "lunch"
 
 
 def test_a_reply_after_seven_days_is_not_routed():
@@ -199,6 +206,130 @@ def test_a_reply_after_seven_days_is_not_routed():
     intake.expire(item.pk, now=LATER)
     with pytest.raises(intake.IntakeError):
         intake.late_reply(item.pk, text="sent svar", now=ASKED + dt.timedelta(days=8))
+
+
+# --- The six ways the simulator copies accounted (contract, last bullet) ------------------------
+
+
+def test_only_an_exact_nej_is_a_denial_without_the_interpreter():
+    denied = factories.make_item()
+    intake.ask(denied.pk, "representation", now=ASKED)
+    intake.answer_representation(denied.pk, text="  NEJ ", now=ASKED)
+    assert stored_context(denied)["representation"] == {
+        "participants": [],
+        "purpose": None,
+        "event_date": None,
+        "raw_answer": "NEJ",
+        "answered_at": ASKED_STAMP,
+        "denied": True,
+    }
+    # "nej tack" goes to the interpreter; read as nothing, it is the unreadable reply, not a denial.
+    other = factories.make_item(company=denied.company)
+    intake.ask(other.pk, "representation", now=ASKED)
+    intake.answer_representation(other.pk, text="nej tack", now=ASKED)
+    assert "denied" not in stored_context(other)["representation"]
+
+
+def test_an_unreadable_representation_reply_keeps_the_text_as_the_note_and_settles_the_question():
+    item = factories.make_item()
+    intake.ask(item.pk, "representation", now=ASKED)
+    intake.answer_representation(item.pk, text="Vet inte riktigt, fråga Bo", now=ASKED)
+    ctx = stored_context(item)
+    assert ctx["user_note"] == "Vet inte riktigt, fråga Bo"
+    assert ctx["representation"] == {
+        "participants": [],
+        "purpose": None,
+        "event_date": None,
+        "raw_answer": "Vet inte riktigt, fråga Bo",
+        "answered_at": ASKED_STAMP,
+    }
+    assert ctx["pending_question"]["status"] == "answered"
+    assert conversation(conversation_of(item))[1] == "idle"
+
+
+def test_a_half_answer_keeps_the_question_open_only_on_the_first_answer():
+    item = factories.make_item()
+    intake.ask(item.pk, "representation", now=ASKED)
+    intake.half_answer(item.pk, text="Anna Berg", participants=[intake.Participant("Anna Berg")], now=ASKED)
+    assert stored_context(item)["pending_question"]["status"] == "open"
+    intake.half_answer(item.pk, text="och Bo Ek", participants=[intake.Participant("Bo Ek")], now=ASKED)
+    ctx = stored_context(item)
+    assert ctx["pending_question"]["status"] == "answered"
+    assert ctx["representation"]["raw_answer"] == "Anna Berg\noch Bo Ek"
+    assert ctx["representation"]["purpose"] is None
+    assert conversation(conversation_of(item))[1] == "idle"
+
+
+def test_the_daily_budget_counts_stockholm_days():
+    before = factories.make_item()
+    after = factories.make_item(company=before.company)
+    # 23:30 and 00:30 in Stockholm (summer time, UTC+2): two civil days, one UTC day.
+    intake.ask(before.pk, "context", now=dt.datetime(2026, 8, 10, 21, 30, tzinfo=dt.UTC))
+    context, _, _ = conversation(conversation_of(before))
+    assert context["budget"] == {"day_key": "2026-08-10", "count": 1}
+    intake.ask(after.pk, "context", now=dt.datetime(2026, 8, 10, 22, 30, tzinfo=dt.UTC))
+    context, _, _ = conversation(conversation_of(after))
+    assert context["budget"] == {"day_key": "2026-08-11", "count": 1}
+
+
+def _moved(company, question: str, asked: dt.datetime):  # type: ignore[no-untyped-def]
+    stamp = asked.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    pending = {"type": question, "asked_at": stamp, "status": "moved_to_app"}
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "pending_question": pending})
+    return item, {"type": question, "inbox_item_id": str(item.pk), "asked_at": stamp, "status": "moved_to_app"}
+
+
+def test_an_unquoted_reply_goes_to_the_newest_other_open_question_never_to_a_resend(bookkeeper):
+    now = ASKED + dt.timedelta(days=8)
+    company = factories.make_company()
+    too_old, too_old_entry = _moved(company, "context", now - dt.timedelta(days=7, hours=1))
+    target, target_entry = _moved(company, "context", now - dt.timedelta(days=3))
+    answered, answered_entry = _moved(company, "representation", now - dt.timedelta(days=2))
+    resend, resend_entry = _moved(company, "resend", now - dt.timedelta(days=1))
+    conv = make_conversation(
+        answered, context={"recent_questions": [too_old_entry, target_entry, answered_entry, resend_entry]}
+    )
+    answer_question(
+        item_id=answered.pk,
+        user=bookkeeper,
+        answer=RepresentationAnswer(participants=(ParticipantInput("Anna Berg"),), purpose="Avtal"),
+    )
+    routed = intake.late_reply(answered.pk, text="det var parkering", quoted=False, now=now)
+    assert (routed.outcome, routed.item_id, routed.question) == ("answered", str(target.pk), "context")
+    assert stored_context(target)["context_answer"]["raw_answer"] == "det var parkering"
+    for untouched in (too_old, resend):
+        assert "user_note" not in stored_context(untouched)
+    assert "user_note" not in stored_context(answered)
+    context, state, _ = conversation(conv)
+    assert [e["status"] for e in context["recent_questions"]] == [
+        "moved_to_app",
+        "answered",
+        "answered",
+        "moved_to_app",
+    ]
+    assert state == "idle"
+
+
+def test_a_quoted_reply_to_an_answered_question_is_a_follow_up_on_the_note(bookkeeper):
+    company = factories.make_company()
+    item, entry = _moved(company, "context", ASKED)
+    make_conversation(item, context={"recent_questions": [entry]})
+    answer_question(item_id=item.pk, user=bookkeeper, answer=ContextAnswer(text="Taxi till kund"))
+    routed = intake.late_reply(item.pk, text="  och tillbaka ", now=ASKED + dt.timedelta(days=3))
+    assert (routed.outcome, routed.item_id) == ("follow_up", str(item.pk))
+    ctx = stored_context(item)
+    assert ctx["user_note"] == "Taxi till kund\noch tillbaka"
+    assert ctx["context_answer"]["raw_answer"] == "Taxi till kund"
+
+
+def test_a_text_while_a_resend_is_awaited_is_a_note_on_that_item():
+    item = factories.make_item()
+    intake.ask(item.pk, "resend", now=ASKED)
+    routed = intake.late_reply(item.pk, text="kan inte ta ny bild", quoted=False, now=ASKED)
+    assert (routed.outcome, routed.item_id, routed.question) == ("follow_up", str(item.pk), "resend")
+    ctx = stored_context(item)
+    assert ctx["user_note"] == "kan inte ta ny bild"
+    assert ctx["pending_question"]["status"] == "open"
 
 
 # --- The command ----------------------------------------------------------------------------

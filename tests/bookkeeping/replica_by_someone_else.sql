@@ -125,8 +125,10 @@ CREATE TABLE public.document_attachments (
   journal_entry_line_id uuid,
   journal_entry_id      uuid,
   digitization_date     timestamptz DEFAULT now(),
+  last_integrity_check_at timestamptz,
   updated_at            timestamptz NOT NULL DEFAULT now(),
   created_at            timestamptz NOT NULL DEFAULT now(),
+  prev_version_hash     text,
   CONSTRAINT docs_pk PRIMARY KEY (id),
   CONSTRAINT docs_company_fk FOREIGN KEY (company_id) REFERENCES public.companies (id),
   CONSTRAINT docs_user_fk FOREIGN KEY (user_id) REFERENCES auth.users (id),
@@ -159,9 +161,14 @@ CREATE TRIGGER docs_touch BEFORE UPDATE ON public.document_attachments
 -- messages here, so the cycle is broken on the other side than in replica.sql.
 CREATE TABLE public.whatsapp_phone_links (
   phone_hash         text NOT NULL,
+  last_message_at    timestamptz,
   id                 uuid NOT NULL DEFAULT gen_random_uuid() PRIMARY KEY,
   verified_at        timestamptz,
+  muted_at           timestamptz,
   wa_profile_name    text,
+  phone_enc          text,
+  revoked_at         timestamptz,
+  last_company_id    uuid REFERENCES public.companies (id) ON DELETE SET NULL,
   phone_masked       text,
   user_id            uuid NOT NULL REFERENCES auth.users (id) ON DELETE CASCADE,
   default_company_id uuid REFERENCES public.companies (id) ON DELETE SET NULL,
@@ -300,7 +307,27 @@ INSERT INTO public.processing_event_types (event_type, description) VALUES
   ('ChannelQuestionAnswered', 'answer received in the chat'),
   ('ChannelQuestionAsked', 'question sent in the chat'),
   ('DocumentIngested', NULL),
-  ('VerifikationCommitted', NULL);
+  ('VerifikationCommitted', NULL),
+  ('TransactionDocumentReplaced', 'underlag swapped on a transaction'),
+  ('SupplierInvoiceCompleted', NULL),
+  ('RateLimitedDropped', NULL),
+  ('PendingOperationRejected', NULL),
+  ('PendingOperationApproved', 'MCP agent approval'),
+  ('OAuthClientRevoked', NULL),
+  ('InvoiceRowsCompleted', NULL),
+  ('InvoicePaymentRowBackfilled', NULL),
+  ('InvoiceJournalEntrySkipped', NULL),
+  ('InvoiceDuplicatePaymentDismissed', NULL),
+  ('InboxUnderlagReconciled', 'inbox repair trail'),
+  ('DocumentExtractionRetried', NULL),
+  ('DocumentExtractionOverridden', NULL),
+  ('DocumentExtractionAttempted', NULL),
+  ('DocumentDuplicateSkipped', NULL),
+  ('CashAccountTwinsMerged', NULL),
+  ('BankTransactionStrandedRepaired', NULL),
+  ('BankTransactionStrandedRelinked', NULL),
+  ('BankTransactionDuplicateDismissed', NULL),
+  ('AttachmentsTruncated', NULL);
 
 CREATE TABLE public.processing_history (
   seq                    bigserial NOT NULL,
@@ -322,7 +349,7 @@ CREATE TABLE public.processing_history (
   CONSTRAINT ph_company_fk FOREIGN KEY (company_id) REFERENCES public.companies (id) ON DELETE RESTRICT,
   CONSTRAINT ph_event_type_fk FOREIGN KEY (event_type) REFERENCES public.processing_event_types (event_type),
   CONSTRAINT ph_aggregate_type_ck CHECK (aggregate_type = ANY (ARRAY[
-    'Invoice', 'AIRequest', 'AIProposal', 'System', 'Migration', 'Period', 'CounterpartyTemplate',
+    'SupplierInvoice', 'Invoice', 'AIRequest', 'AIProposal', 'System', 'Migration', 'Period', 'CounterpartyTemplate',
     'Verifikation', 'MatchProposal', 'BankTransaction', 'Document']))
 );
 CREATE INDEX ph_by_aggregate ON public.processing_history (aggregate_id, seq);

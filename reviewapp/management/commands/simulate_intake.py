@@ -1,11 +1,15 @@
 """``manage.py simulate_intake <action> --item <id>``: one step of accounted's WhatsApp intake, on the replica.
 
 Actions: ``ask`` (``--type representation|context|resend``, ``--over-budget``),
-``answer`` (the item's open question: ``--text`` plus ``--participant
-"Name|Company"``/``--purpose``/``--event-date`` for representation, ``--note``
-for context), ``half-answer``, ``deny``, ``expire``, ``late-reply``
-(``--unquoted`` routes it by the whole conversation). Refuses any database
-that is not a replica made by ``create_bookkeeping_replica``.
+``answer`` (the item's open question: ``--text``, the person's message, plus
+what accounted's AI interpreter read in it: ``--participant "Name|Company"``,
+``--purpose``, ``--event-date``, ``--note``, ``--denied``; a representation
+reply with none of them is the unreadable one; an exact "nej" is a denial),
+``half-answer``, ``deny``, ``expire`` (accounted's sweep of the conversation
+awaiting the item), ``late-reply`` (``--unquoted`` quotes nothing: routed by
+the whole conversation). Each step is written as ``reviewapp.intake``
+describes. Refuses any database that is not a replica made by
+``create_bookkeeping_replica``.
 """
 
 from __future__ import annotations
@@ -52,7 +56,8 @@ class Command(BaseCommand):
         parser.add_argument("--participant", action="append", default=[], help="'Name' or 'Name|Company'")
         parser.add_argument("--purpose", default=None)
         parser.add_argument("--event-date", default=None, help="YYYY-MM-DD")
-        parser.add_argument("--note", default=None, help="context: the paraphrase stored as user_note")
+        parser.add_argument("--note", default=None, help="what the AI interpreter paraphrased (stored as user_note)")
+        parser.add_argument("--denied", action="store_true", help="the AI interpreter read a denial (besides 'nej')")
         parser.add_argument("--unquoted", action="store_true", help="late-reply: route by the whole conversation")
         parser.add_argument("--at", default=None, help="when it happens (ISO 8601; default now)")
 
@@ -100,19 +105,21 @@ class Command(BaseCommand):
                 participants=people,
                 purpose=options["purpose"],
                 event_date=options["event_date"],
+                note=options["note"],
+                denied=options["denied"],
                 now=at,
             )
             return f"late reply: {routed.outcome} on {routed.item_id} ({routed.question or 'note'})"
         question = self._open_type(item, options)
         if question == "representation":
-            if not people and not options["purpose"]:
-                raise CommandError("a representation answer needs --participant and/or --purpose")
             intake.answer_representation(
                 item,
                 text=text,
                 participants=people,
                 purpose=options["purpose"],
                 event_date=options["event_date"],
+                note=options["note"],
+                denied=options["denied"],
                 now=at,
             )
         elif question == "context":

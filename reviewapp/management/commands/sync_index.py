@@ -11,6 +11,10 @@ going and backs off: it waits 1 s, then 2, 4, ... up to 60 s between
 tries, logging one warning per try, and goes back to its interval as soon
 as a pass succeeds. A long outage thus costs one line a minute in the log,
 not one every two seconds, and nobody has to restart the sync after it.
+
+Each poll also re-settles app answers whose WhatsApp conversation mark
+accounted's sweep undid (``reviewapp.answers.resettle``); its line says how
+many: ``poll: 3 indexed, 0 removed, re-settled 1``.
 """
 
 from __future__ import annotations
@@ -119,6 +123,8 @@ class Command(BaseCommand):
             if not quiet:
                 self.stdout.write(f"{what}: another process is syncing; skipped")
             return
-        if quiet and not (report.indexed or report.removed):
+        if quiet and not (report.indexed or report.removed or report.resettled):
             return
-        self.stdout.write(f"{what}: {report.indexed} indexed, {report.removed} removed")
+        line = f"{what}: {report.indexed} indexed, {report.removed} removed"
+        # Only a poll re-settles; a reconcile's line stays as it was.
+        self.stdout.write(f"{line}, re-settled {report.resettled}" if what == "poll" else line)
