@@ -10,6 +10,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 import clarifications
 from reviewapp import states
+from reviewapp.answers import evidence
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
@@ -21,6 +22,7 @@ from reviewapp.items.item_view import (
     ItemQuestion,
     ItemView,
     PersonView,
+    RawPieceView,
     UnreadableColumn,
 )
 from reviewapp.items.labels import (
@@ -28,6 +30,7 @@ from reviewapp.items.labels import (
     channel_label,
     notes_explanation,
     question_what,
+    raw_source_label,
 )
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
@@ -41,6 +44,7 @@ from reviewapp.rendering_caps import (
     PROBLEM_MAX_CHARS,
     PROBLEMS_MAX,
     SHORT_TEXT_MAX_CHARS,
+    TextBudget,
     capped_json,
 )
 
@@ -130,8 +134,37 @@ def _person(participant: clarifications.Participant) -> PersonView:
     )
 
 
-def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> HumanSaid:
-    """What the human said, each text cut to ``HUMAN_TEXT_MAX_CHARS``, at most ``PARTICIPANTS_MAX`` participants."""
+def raw_pieces(ctx: object, question: str, log: Sequence[ClarificationEvent]) -> tuple[RawPieceView, ...]:
+    """The stored ``raw_answer`` of ``question`` in labelled pieces, together cut to ``HUMAN_TEXT_MAX_CHARS``."""
+    raw = evidence.stored_raw_answer(ctx, question)
+    if raw is None or not raw.strip():
+        return ()
+    budget = TextBudget(HUMAN_TEXT_MAX_CHARS)
+    pieces = []
+    for part in evidence.raw_answer_parts(raw, question, log):
+        capped = budget.take(part.text, max_chars=HUMAN_TEXT_MAX_CHARS)
+        pieces.append(
+            RawPieceView(
+                text=capped.text,
+                source=part.source,
+                label=raw_source_label(part.source),
+                customer_words=part.is_customer_words,
+                original_chars=capped.original_chars if capped.truncated else None,
+            )
+        )
+        if capped.truncated:
+            break
+    return tuple(pieces)
+
+
+def _human_said(
+    summary: clarifications.Clarifications | None, ctx: object, log: Sequence[ClarificationEvent] = ()
+) -> HumanSaid:
+    """What the human said, each text cut to ``HUMAN_TEXT_MAX_CHARS``, at most ``PARTICIPANTS_MAX`` participants.
+
+    ``log``: the app's answers to the item (oldest first), which tell the
+    customer's words from the firm's text in each ``raw_answer``.
+    """
     record = _dict(ctx)
     rep = _dict(record.get("representation"))
     answer = _dict(record.get("context_answer"))
@@ -158,6 +191,8 @@ def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> H
         context_answered_at=states.parse_iso(answer.get("answered_at")),
         caption=said("caption", _text(record.get("caption"))),
         cut=cuts.original,
+        representation_raw_pieces=raw_pieces(ctx, "representation", log),
+        context_answer_raw_pieces=raw_pieces(ctx, "context", log),
     )
 
 
@@ -219,11 +254,32 @@ class _Related:
     messages: tuple[MessageView, ...] = ()
     full_conversation: bool = False
     links: ItemLinks = field(default_factory=ItemLinks)
+    app_log: tuple[ClarificationEvent, ...] = ()
 
 
-def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversation: bool, user: Any) -> _Related:
+def app_answer_log(item: InboxItem) -> list[ClarificationEvent]:
+    """The answers the app wrote to ``item``, oldest first (``reviewapp.answers.log.app_answers``'s rows).
+
+    Read here rather than through ``answers.log``, which imports this module.
+    """
+    return list(
+        ClarificationEvent.objects.filter(
+            item_id=item.pk, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
+        ).order_by("occurred_at", "id")
+    )
+
+
+def _related(
+    item: InboxItem,
+    events: Sequence[EventView] | None,
+    full_conversation: bool,
+    user: Any,
+    app_log: Sequence[ClarificationEvent] | None,
+) -> _Related:
     if events is not None:
-        return _Related(events=tuple(events), ids=item_ids(item), full_conversation=full_conversation)
+        return _Related(
+            events=tuple(events), ids=item_ids(item), full_conversation=full_conversation, app_log=tuple(app_log or ())
+        )
     messages = item_transcript(item, full=full_conversation)
     return _Related(
         events=tuple(item_history(item, messages=messages)),
@@ -231,6 +287,7 @@ def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversat
         messages=messages,
         full_conversation=full_conversation,
         links=item_links(item.pk, user),
+        app_log=tuple(app_answer_log(item) if app_log is None else app_log),
     )
 
 
@@ -264,7 +321,12 @@ def _unreadable_view(
 
 
 def describe_item(
-    item: InboxItem, events: Sequence[EventView] | None = None, *, full_conversation: bool = False, user: Any = None
+    item: InboxItem,
+    events: Sequence[EventView] | None = None,
+    *,
+    full_conversation: bool = False,
+    user: Any = None,
+    app_log: Sequence[ClarificationEvent] | None = None,
 ) -> ItemView:
     """Build the item page's content from one live row, its history, conversation and links.
 
@@ -274,6 +336,9 @@ def describe_item(
     links). ``full_conversation``: the whole transcript (Support and QA),
     else only the customer's replies. ``user``: leave out linked items of
     companies this user may not see (the caller has checked the item itself).
+    ``app_log``: the app's answers to the item, oldest first, when the caller
+    has them already (read otherwise; none for a render without databases,
+    where every stored ``raw_answer`` is labelled the chat's).
 
     Every stored text is cut to its cap (``reviewapp.rendering_caps``) and
     each view part says what was cut (``cut``). The agent view and the
@@ -281,7 +346,7 @@ def describe_item(
     ``AGENT_VIEW_MAX_CHARS`` / ``LINES_MAX_CHARS``: up to there they are
     exactly what the model receives.
     """
-    related = _related(item, events, full_conversation, user)
+    related = _related(item, events, full_conversation, user, app_log)
     events = related.events
     header = _header(item, _document(item, pure=events is not None))
     unreadable = unreadable_columns(item)
@@ -320,7 +385,7 @@ def describe_item(
         notes_explanation=notes_explanation(summary, notes, problems),
         agent_explanation=agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
-        human=_human_said(summary, ctx),
+        human=_human_said(summary, ctx, related.app_log),
         events=related.events,
         channel_context=ctx,
         ids=related.ids,
