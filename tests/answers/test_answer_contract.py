@@ -212,6 +212,14 @@ def test_the_source_of_a_context_answers_words_is_kept_in_the_apps_log_only(book
     assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_via"] == via
 
 
+def test_the_firms_text_never_names_the_bookkeeper():
+    user = firm_wide_bookkeeper("anna.larsson", first_name="Anna", last_name="Larsson", email="anna@byran.se")
+    item = moved_item("context")
+    answer(item, user, ContextAnswer(text="Taxi"))
+    # Exactly the firm, the app and the time: accounted's agent and the customer's company read this.
+    assert stored_context(item)["context_answer"]["raw_answer"] == ENTERED + "Taxi"
+
+
 def test_words_without_a_source_are_refused_and_nothing_is_written(bookkeeper):
     item = moved_item("representation")
     before = stored_context(item)
