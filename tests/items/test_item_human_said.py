@@ -188,3 +188,18 @@ def test_bookkeepers_do_not_see_the_raw_channel_context(bookkeeper_client, compa
 
     assert not page_of(response).has("raw-context")
     assert '"user_note"' not in response.content.decode()
+
+
+def test_the_api_gives_each_piece_of_the_raw_answer_with_its_source(bookkeeper_client):
+    item = moved_item("representation", representation={"participants": [], "raw_answer": "Elias"})
+    data = representation_post(
+        [("Elias", "")], purpose="Säljmöte", raw_answer="Elias och jag, säljmöte", raw_answer_via="phone"
+    )
+    bookkeeper_client.post(answer_url(item), data)
+    human = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["human"]
+    assert human["representation_raw_answer"] == "Elias\nElias och jag, säljmöte"
+    assert human["representation_raw_answer_pieces"] == [
+        {"text": "Elias", "source": "chat"},
+        {"text": "Elias och jag, säljmöte", "source": "phone"},
+    ]
+    assert human["context_answer_raw_pieces"] == []
