@@ -48,10 +48,11 @@ from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, valida
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import AnswerForm, answer_form
-from reviewapp.items.describe import document_kind, raw_pieces
+from reviewapp.items.describe import document_kind
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import channel_label
 from reviewapp.items.links import ItemLinks, item_links
+from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.models import ClarificationEvent, Reservation
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).

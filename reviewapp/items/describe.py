@@ -10,7 +10,6 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 import clarifications
 from reviewapp import states
-from reviewapp.answers import evidence
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
@@ -22,7 +21,6 @@ from reviewapp.items.item_view import (
     ItemQuestion,
     ItemView,
     PersonView,
-    RawPieceView,
     UnreadableColumn,
 )
 from reviewapp.items.labels import (
@@ -30,9 +28,9 @@ from reviewapp.items.labels import (
     channel_label,
     notes_explanation,
     question_what,
-    raw_source_label,
 )
 from reviewapp.items.links import ItemLinks, item_links
+from reviewapp.items.raw_answers import app_answer_log, raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
 from reviewapp.rendering_caps import (
@@ -44,7 +42,6 @@ from reviewapp.rendering_caps import (
     PROBLEM_MAX_CHARS,
     PROBLEMS_MAX,
     SHORT_TEXT_MAX_CHARS,
-    TextBudget,
     capped_json,
 )
 
@@ -132,29 +129,6 @@ def _person(participant: clarifications.Participant) -> PersonView:
         company=cuts.text("company", _text(participant.company), max_chars=PERSON_TEXT_MAX_CHARS),
         cut=cuts.original,
     )
-
-
-def raw_pieces(ctx: object, question: str, log: Sequence[ClarificationEvent]) -> tuple[RawPieceView, ...]:
-    """The stored ``raw_answer`` of ``question`` in labelled pieces, together cut to ``HUMAN_TEXT_MAX_CHARS``."""
-    raw = evidence.stored_raw_answer(ctx, question)
-    if raw is None or not raw.strip():
-        return ()
-    budget = TextBudget(HUMAN_TEXT_MAX_CHARS)
-    pieces = []
-    for part in evidence.raw_answer_parts(raw, question, log):
-        capped = budget.take(part.text, max_chars=HUMAN_TEXT_MAX_CHARS)
-        pieces.append(
-            RawPieceView(
-                text=capped.text,
-                source=part.source,
-                label=raw_source_label(part.source),
-                customer_words=part.is_customer_words,
-                original_chars=capped.original_chars if capped.truncated else None,
-            )
-        )
-        if capped.truncated:
-            break
-    return tuple(pieces)
 
 
 def _human_said(
@@ -255,18 +229,6 @@ class _Related:
     full_conversation: bool = False
     links: ItemLinks = field(default_factory=ItemLinks)
     app_log: tuple[ClarificationEvent, ...] = ()
-
-
-def app_answer_log(item: InboxItem) -> list[ClarificationEvent]:
-    """The answers the app wrote to ``item``, oldest first (``reviewapp.answers.log.app_answers``'s rows).
-
-    Read here rather than through ``answers.log``, which imports this module.
-    """
-    return list(
-        ClarificationEvent.objects.filter(
-            item_id=item.pk, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
-        ).order_by("occurred_at", "id")
-    )
 
 
 def _related(
