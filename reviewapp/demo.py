@@ -35,6 +35,8 @@ import orjson
 from django.utils.formats import number_format
 from django.utils.translation import override
 
+from reviewapp.answers import evidence
+
 # --- Who: fixed for every run ----------------------------------------------------------
 
 _NAMESPACE: Final = uuid.UUID("6f1c2d4e-8a3b-4c5d-9e7f-0a1b2c3d4e5f")
@@ -930,24 +932,33 @@ class _ItemBuilder:
         at = self.demo.later(question.asked_at + CHAT_WINDOW, dt.timedelta(minutes=10), dt.timedelta(hours=4))
         guests = rng.sample(GUESTS, rng.randint(1, 3))
         purpose = rng.choice(PURPOSES)
-        names = ", ".join(name + (f" ({company})" if company else "") for name, company in guests)
         people = [{"name": name, "company": company} for name, company in guests]
+        # What the app writes without the customer's words: the firm's attributed text.
+        raw_answer = evidence.entered_by_firm(evidence.representation_words(guests, purpose, ""), at)
         self.context["representation"] = {
             "participants": people,
             "purpose": purpose,
             "event_date": None,
-            "raw_answer": f"Deltagare: {names}\nSyfte: {purpose}",
+            "raw_answer": raw_answer,
             "answered_at": iso(at),
         }
         history_id = self._answered(question, at, actor=APP_ACTOR)
         payload = {
             "before": before,
             "after": copy.deepcopy(self.context),
-            "answer": {"participants": people, "purpose": purpose, "event_date": None, "customer_words": None},
+            "answer": {
+                "participants": people,
+                "purpose": purpose,
+                "event_date": None,
+                "customer_words": None,
+                "customer_words_via": None,
+            },
             "amended": False,
             "history_event_id": str(history_id),
             "conversations": [],
             "raw_answer_source": "rendered",
+            "raw_answer_via": None,
+            "raw_answer_added": raw_answer,
         }
         self.batch.app_answers.append((self.id, "representation", payload, at))
         # The reply reaches the intake, which writes it over what is there (contract, step 9).

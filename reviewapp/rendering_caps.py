@@ -49,6 +49,9 @@ LINES_MAX_CHARS: Final = 100_000
 #: answers, the note, the caption (``HUMAN_FIELDS`` of them).
 HUMAN_TEXT_MAX_CHARS: Final = 10_000
 HUMAN_FIELDS: Final = 6
+#: The two raw answers once more, in pieces labelled by who wrote them (each
+#: raw answer's pieces share one ``HUMAN_TEXT_MAX_CHARS``).
+HUMAN_RAW_PIECES_FIELDS: Final = 2
 
 #: Participants listed (the answer form prefills as many), and each one's name or company.
 PARTICIPANTS_MAX: Final = 100
@@ -84,7 +87,7 @@ def page_budget() -> int:
         RAW_JSON_MAX_CHARS
         + AGENT_VIEW_MAX_CHARS
         + LINES_MAX_CHARS
-        + HUMAN_FIELDS * HUMAN_TEXT_MAX_CHARS
+        + (HUMAN_FIELDS + HUMAN_RAW_PIECES_FIELDS) * HUMAN_TEXT_MAX_CHARS
         + PARTICIPANTS_MAX * 2 * PERSON_TEXT_MAX_CHARS
         + PROBLEMS_MAX * PROBLEM_MAX_CHARS
         + SHORT_FIELDS * SHORT_TEXT_MAX_CHARS

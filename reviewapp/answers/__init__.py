@@ -9,6 +9,8 @@ that defines it:
 - ``validation``: the limits and rules (``validate``, ``AnswerInvalid``), text through
   ``reviewapp.text``, and the JSON API's body read into an answer (``answer_from_json``);
 - ``uploads``: a sharper file checked before it is stored (``check_file``);
+- ``evidence``: ``raw_answer`` as evidence: the customer's words and their source, or the firm's attributed
+  text (``ENTERED_BY_FIRM``), appended, never erased; a stored one read back into labelled pieces;
 - ``channel_context``: reading the open question, writing the answer into the JSON, what it renders to;
 - ``conversation``: the WhatsApp conversation's compare-and-set;
 - ``resettle``: each sync poll marks again the app answers whose conversation mark accounted's sweep undid;

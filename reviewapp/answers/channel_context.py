@@ -14,10 +14,11 @@ import copy
 import datetime as dt
 import hashlib
 import json
-from typing import Any, Final
+from typing import Any
 
 import clarifications
 from reviewapp import states
+from reviewapp.answers import evidence
 from reviewapp.answers.inputs import (
     CONTEXT,
     REPRESENTATION,
@@ -30,13 +31,6 @@ from reviewapp.answers.validation import MAX_NAME_LENGTH
 from reviewapp.bookkeeping.models import InboxItem, Undecodable
 from reviewapp.items.describe import document_id_of
 from reviewapp.text import utf8, without_controls
-
-# The plain rendering written to ``raw_answer`` when the customer's own words
-# were not given. Stored text is Swedish, like everything the intake stores;
-# never translated.
-RAW_LABELS: Final = {"participants": "Deltagare", "purpose": "Syfte", "date": "Datum"}
-RAW_DENIED: Final = "Inte representation"
-
 
 # --- Time -------------------------------------------------------------------------
 
@@ -55,38 +49,41 @@ def utc_stamp(moment: dt.datetime) -> str:
 # --- Building the JSON --------------------------------------------------------
 
 
-def rendered_raw_answer(answer: RepresentationAnswer | ContextAnswer) -> str:
-    """A plain, readable rendering of what was entered, for ``raw_answer`` without the customer's words.
+def answer_words(answer: RepresentationAnswer | ContextAnswer) -> str:
+    """What was entered, in words: the answer part of ``evidence.ENTERED_BY_FIRM``.
 
-    ``Deltagare: Anna Berg (Volvo), Jakob W\\nSyfte: Möte\\nDatum: 2026-07-29``;
+    ``Deltagare: Anna Berg (Volvo), Jakob W; syfte: Möte; datum: 2026-07-29``;
     a denial is ``Inte representation``; a context answer is its text.
     """
     if isinstance(answer, ContextAnswer):
         return answer.text
-    if answer.denied:
-        return RAW_DENIED
-    names = ", ".join(f"{p.name} ({p.company})" if p.company else p.name for p in answer.participants)
-    lines = [f"{RAW_LABELS['participants']}: {names}"] if names else []
-    if answer.purpose:
-        lines.append(f"{RAW_LABELS['purpose']}: {answer.purpose}")
-    if answer.event_date:
-        lines.append(f"{RAW_LABELS['date']}: {answer.event_date}")
-    return "\n".join(lines)
+    people = [(p.name, p.company) for p in answer.participants]
+    return evidence.representation_words(people, answer.purpose, answer.event_date, denied=answer.denied)
 
 
-def raw_answer_of(answer: RepresentationAnswer | ContextAnswer) -> str:
-    """What goes in ``raw_answer``: the customer's own words when given, else the rendering."""
-    return answer.raw_answer or rendered_raw_answer(answer)
+def raw_answer_added(answer: RepresentationAnswer | ContextAnswer, answered_at: str) -> str:
+    """The text this answer adds to ``raw_answer``: the customer's words verbatim, else the firm's attributed text.
+
+    ``answered_at`` is the answer's ``toISOString()`` stamp; the attributed
+    text names the same moment, in Stockholm time.
+    """
+    if answer.raw_answer:
+        return answer.raw_answer
+    return evidence.entered_by_firm(answer_words(answer), dt.datetime.fromisoformat(answered_at))
 
 
-def representation_json(answer: RepresentationAnswer, answered_at: str) -> dict[str, Any]:
-    """The intake's representation (step 3), or its denial (step 5: the only place ``denied`` exists)."""
+def representation_json(answer: RepresentationAnswer, answered_at: str, *, earlier: object = None) -> dict[str, Any]:
+    """The intake's representation (step 3), or its denial (step 5: the only place ``denied`` exists).
+
+    ``earlier`` is the ``raw_answer`` the item held: the new text is appended to it, never written over it.
+    """
+    raw_answer = evidence.appended(earlier, raw_answer_added(answer, answered_at))
     if answer.denied:
         return {
             "participants": [],
             "purpose": None,
             "event_date": None,
-            "raw_answer": raw_answer_of(answer),
+            "raw_answer": raw_answer,
             "answered_at": answered_at,
             "denied": True,
         }
@@ -94,25 +91,25 @@ def representation_json(answer: RepresentationAnswer, answered_at: str) -> dict[
         "participants": [{"name": p.name, "company": p.company} for p in answer.participants],
         "purpose": answer.purpose or None,
         "event_date": answer.event_date or None,
-        "raw_answer": raw_answer_of(answer),
+        "raw_answer": raw_answer,
         "answered_at": answered_at,
     }
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    """What was entered, for the app's own log."""
-    if isinstance(answer, RepresentationAnswer):
-        words = answer.raw_answer or None
+    """What was entered, for the app's own log (with where the customer's words came from)."""
+    if isinstance(answer, RepresentationAnswer | ContextAnswer):
+        words = {"customer_words": answer.raw_answer or None, "customer_words_via": answer.raw_answer_via or None}
+        if isinstance(answer, ContextAnswer):
+            return {"text": answer.text, **words}
         if answer.denied:
-            return {"denied": True, "customer_words": words}
+            return {"denied": True, **words}
         return {
             "participants": [{"name": p.name, "company": p.company} for p in answer.participants],
             "purpose": answer.purpose,
             "event_date": answer.event_date or None,
-            "customer_words": words,
+            **words,
         }
-    if isinstance(answer, ContextAnswer):
-        return {"text": answer.text, "customer_words": answer.raw_answer or None}
     if answer.upload is not None:
         # The client's file name is kept for the record only, made storable.
         name = without_controls(answer.upload.name or "")[:MAX_NAME_LENGTH]
@@ -126,24 +123,52 @@ def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -
     """``ctx`` with ``answer`` written in; every other key carried over as is.
 
     ``ctx`` is not changed. The pending question keeps its type, ``asked_at``
-    and any other key; only its status becomes ``answered``. A resend settled
-    by a newer item or an upload marks the old one as the intake does (step 7):
-    ``quality`` gains ``resent`` and ``superseded``, keeping ``resend_requested_at``.
+    and any other key; only its status becomes ``answered``. ``raw_answer``
+    gains the answer's text after what it held (``evidence.appended``), and
+    ``answered_at`` is this answer's: accounted's intake sets ``answered_at:
+    nowIso`` on a second message too (``process-inbound.ts``, 66851ff). A
+    resend settled by a newer item or an upload marks the old one as the
+    intake's ``resolveResendQuestion`` does (same file): ``quality`` becomes
+    exactly ``{resend_requested_at, resent, superseded}``.
     """
     new = dict(ctx)
     pending = ctx.get("pending_question")
     new["pending_question"] = {**(pending if isinstance(pending, dict) else {}), "status": "answered"}
     if isinstance(answer, RepresentationAnswer):
-        new["representation"] = representation_json(answer, answered_at)
+        earlier = evidence.stored_raw_answer(ctx, REPRESENTATION)
+        new["representation"] = representation_json(answer, answered_at, earlier=earlier)
     elif isinstance(answer, ContextAnswer):
         new["user_note"] = answer.text
-        new["context_answer"] = {"raw_answer": raw_answer_of(answer), "answered_at": answered_at}
+        raw_answer = evidence.appended(evidence.stored_raw_answer(ctx, CONTEXT), raw_answer_added(answer, answered_at))
+        new["context_answer"] = {"raw_answer": raw_answer, "answered_at": answered_at}
     elif isinstance(answer, ResendAnswer) and answer.choice != "readable":
-        old_quality = ctx.get("quality")
-        quality = copy.deepcopy(old_quality) if isinstance(old_quality, dict) else {}
-        quality["resent"] = True
-        quality["superseded"] = True
-        new["quality"] = quality
+        new["quality"] = superseded_quality(ctx)
+    return new
+
+
+def superseded_quality(ctx: dict[str, Any]) -> dict[str, Any]:
+    """``quality`` of an item a newer one replaces, key for key as accounted writes it.
+
+    ``{resend_requested_at: itemContext.quality?.resend_requested_at ??
+    pending.asked_at, resent: true, superseded: true}``
+    (``resolveResendQuestion``, ``process-inbound.ts`` 66851ff): every other
+    key of ``quality`` is dropped. A question moved to the app over the daily
+    budget was never asked in the chat, so it has no ``resend_requested_at``
+    and the question's ``asked_at`` stands in. JavaScript's ``??`` passes
+    over ``null`` as over a missing key, and ``JSON.stringify`` leaves out a
+    key whose value is ``undefined``: so does this.
+    """
+    quality = ctx.get("quality")
+    requested = quality.get("resend_requested_at") if isinstance(quality, dict) else None
+    new: dict[str, Any] = {}
+    if requested is not None:
+        new["resend_requested_at"] = copy.deepcopy(requested)
+    else:
+        pending = ctx.get("pending_question")
+        if isinstance(pending, dict) and "asked_at" in pending:
+            new["resend_requested_at"] = copy.deepcopy(pending["asked_at"])
+    new["resent"] = True
+    new["superseded"] = True
     return new
 
 

@@ -2,10 +2,11 @@
 
 Plain frozen dataclasses, built by the page's forms and by the JSON API
 (``validation.answer_from_json``) and checked by ``validation.validate``.
-``raw_answer`` is optional: the customer's own words when the answer came by
-phone or mail, else empty (the stored ``raw_answer`` is then a plain
-rendering of what was entered). ``amend`` with ``expected_version`` corrects
-an answer the app wrote earlier.
+``raw_answer`` is optional: the customer's own words when the bookkeeper has
+them, with ``raw_answer_via`` saying where they came from (phone, e-mail, a
+message); else empty, and the stored ``raw_answer`` is then a text saying the
+firm entered the answer in the review app (``evidence.ENTERED_BY_FIRM``).
+``amend`` with ``expected_version`` corrects an answer the app wrote earlier.
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ class ParticipantInput:
 class TypedAnswer:
     """What a representation or context answer carries besides its content.
 
-    The customer's own words (``raw_answer``), and whether it corrects the
-    app's earlier answer (``amend``, with that answer's ``expected_version``).
+    The customer's own words (``raw_answer``) and where they came from
+    (``raw_answer_via``: ``evidence.WORDS_SOURCES``), and whether it corrects
+    the app's earlier answer (``amend``, with that answer's ``expected_version``).
     """
 
     raw_answer: str = ""
+    raw_answer_via: str = ""
     amend: bool = False
     expected_version: str = ""
 

@@ -50,8 +50,10 @@ from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import AnswerForm, answer_form
 from reviewapp.items.describe import document_kind
+from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import channel_label
 from reviewapp.items.links import ItemLinks, item_links
+from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.models import ClarificationEvent, Reservation
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).
@@ -98,8 +100,9 @@ class AppAnswer:
 
     by: AnsweredBy
     text: AnswerText | None
-    # The stored raw_answer, quoted only when it holds a person's words.
-    customer_words: str | None
+    # The stored raw_answer, piece by piece, each labelled by who wrote it:
+    # only the customer's words are quoted as theirs.
+    raw_parts: tuple[RawPieceView, ...]
     version: str
 
 
@@ -191,6 +194,7 @@ def answer_panel(
     reserve: bool = True,
     links: ItemLinks | None = None,
     duplicate: Holder | None = None,
+    log: list[ClarificationEvent] | None = None,
 ) -> AnswerPanel:
     """The panel for ``item`` as ``user`` sees it.
 
@@ -199,14 +203,15 @@ def answer_panel(
     typed stays. ``confirm_deny`` holds the typed fields to carry through the
     confirmation. Offering the form to answer reserves the item for ``user``
     unless ``reserve`` is false. ``links``: the item's resend links when the
-    caller has them already (the item page's description does). ``duplicate``:
-    the item already holding an uploaded file (``resend.DuplicateFile``).
+    caller has them already (the item page's description does); ``log``: the
+    app's answers to the item (``app_answers``), likewise. ``duplicate``: the
+    item already holding an uploaded file (``resend.DuplicateFile``).
     """
     ctx = item.channel_context
     pending = pending_question(ctx) or {}
     status, question = pending.get("status"), pending.get("type")
     may_answer = isinstance(user, User) and user.has_perm(roles.ANSWER)
-    log = app_answers(item.pk)
+    log = app_answers(item.pk) if log is None else log
     panel = AnswerPanel(
         item=item,
         question=question,
@@ -244,13 +249,10 @@ def answer_panel(
         event = app_answer_in_place(ctx, question, log)
         if event is not None:
             panel.mode = "answered"
-            panel.answered = app_answer(event, question, ctx)
+            panel.answered = app_answer(event, question, ctx, log)
             if may_answer and not item.is_booked:
-                words = panel.answered.customer_words or ""
                 version = panel.answered.version
-                panel.show_form(
-                    form or answer_form(question, channel_context=ctx, amend_version=version, customer_words=words)
-                )
+                panel.show_form(form or answer_form(question, channel_context=ctx, amend_version=version))
     panel.focus = panel.focus or _focus(panel)
     return panel
 
@@ -265,14 +267,13 @@ def _focus(panel: AnswerPanel) -> str | None:
     return form.focus_first()
 
 
-def app_answer(event: ClarificationEvent, question: str, ctx: object) -> AppAnswer:
+def app_answer(event: ClarificationEvent, question: str, ctx: object, log: list[ClarificationEvent]) -> AppAnswer:
+    """The app's answer ``event`` that ``ctx`` holds, with its ``raw_answer`` read into labelled pieces."""
     value = answer_value(ctx, question)
-    text = answer_text(question, value)
-    from_customer = event.payload.get("raw_answer_source") == "customer"
     return AppAnswer(
         by=AnsweredBy.of(event),
-        text=text,
-        customer_words=text.raw_answer if text and from_customer else None,
+        text=answer_text(question, value),
+        raw_parts=raw_pieces(ctx, question, log),
         version=answer_version(value),
     )
 

@@ -18,7 +18,9 @@ into a prompt line):
 - a new document passes ``uploads.check_file`` (its real type, no
   JavaScript in a PDF, a pixel cap on images);
 - the customer's own words (``raw_answer``) are optional free text of at most
-  2000 characters; a replacing item is named by its id (a UUID).
+  2000 characters; given, they need where they came from (``raw_answer_via``:
+  ``phone``, ``email`` or ``message``), and a source without words is refused;
+- a replacing item is named by its id (a UUID).
 
 ``answer_from_json`` checks only the body's shape (types, known fields),
 ``upload_from_form`` the API's multipart upload of a sharper file;
@@ -36,6 +38,7 @@ from typing import Any, Final
 from django.utils.translation import gettext as _
 
 from reviewapp import text
+from reviewapp.answers.evidence import WORDS_SOURCES
 from reviewapp.answers.inputs import (
     CONTEXT,
     QUESTION_TYPES,
@@ -65,9 +68,19 @@ _VERSION = re.compile(r"[0-9a-f]{16,64}")
 # The fields the JSON API accepts for each question.
 API_FIELDS: Final = {
     REPRESENTATION: frozenset(
-        {"question", "participants", "purpose", "event_date", "denied", "raw_answer", "amend", "answer_version"}
+        {
+            "question",
+            "participants",
+            "purpose",
+            "event_date",
+            "denied",
+            "raw_answer",
+            "raw_answer_via",
+            "amend",
+            "answer_version",
+        }
     ),
-    CONTEXT: frozenset({"question", "text", "raw_answer", "amend", "answer_version"}),
+    CONTEXT: frozenset({"question", "text", "raw_answer", "raw_answer_via", "amend", "answer_version"}),
     RESEND: frozenset({"question", "readable", "replaced_by"}),
 }
 
@@ -77,7 +90,7 @@ class AnswerInvalid(Exception):
 
     Paths: ``question``, ``participants``, ``participants.<i>.name``,
     ``participants.<i>.company``, ``purpose``, ``event_date``, ``denied``,
-    ``text``, ``raw_answer``, ``readable``, ``replaced_by``, ``file``,
+    ``text``, ``raw_answer``, ``raw_answer_via``, ``readable``, ``replaced_by``, ``file``,
     ``answer_version``.
     """
 
@@ -154,7 +167,7 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
         note = _collect(errors, "text", _free_text(MAX_TEXT_LENGTH), answer.text)
         if complete and note == "":
             errors.setdefault("text", []).append(_("Write what the purchase was for."))
-        cleaned = ContextAnswer(text=note or "", **_typed(answer, errors))
+        cleaned = ContextAnswer(text=note or "", **_typed(answer, errors, complete=complete))
     elif isinstance(answer, ResendAnswer):
         cleaned = _validate_resend(answer, errors, complete=complete)
     else:
@@ -164,14 +177,31 @@ def validate(answer: Answer, *, complete: bool = True) -> Answer:
     return cleaned
 
 
-def _typed(answer: TypedAnswer, errors: dict[str, list[str]]) -> dict[str, Any]:
-    """The customer's own words (free text, trimmed, optional) and the amendment, checked."""
+def _typed(answer: TypedAnswer, errors: dict[str, list[str]], *, complete: bool = True) -> dict[str, Any]:
+    """The customer's own words (free text, trimmed, optional) with their source, and the amendment, checked."""
     words = _collect(errors, "raw_answer", _free_text(MAX_RAW_ANSWER_LENGTH), answer.raw_answer)
+    via = answer.raw_answer_via.strip()
+    if via and via not in WORDS_SOURCES:
+        errors["raw_answer_via"] = [
+            _("Unknown source; use one of: %(sources)s.") % {"sources": ", ".join(WORDS_SOURCES)}
+        ]
+    elif words and not via and complete:
+        # raw_answer is evidence: words without where they came from cannot be told from a guess.
+        errors["raw_answer_via"] = [_("Say where the customer's words came from: phone, e-mail or a message.")]
+    elif via and not words and "raw_answer" not in errors:
+        errors["raw_answer_via"] = [
+            _("A source belongs to the customer's words: write them, or leave the source empty.")
+        ]
     if answer.amend and not _VERSION.fullmatch(answer.expected_version or ""):
         errors["answer_version"] = [
             _("Send the answer_version of the answer you are correcting (from the item's current state).")
         ]
-    return {"raw_answer": words or "", "amend": answer.amend, "expected_version": answer.expected_version}
+    return {
+        "raw_answer": words or "",
+        "raw_answer_via": via if words else "",
+        "amend": answer.amend,
+        "expected_version": answer.expected_version,
+    }
 
 
 def _validate_representation(
@@ -186,7 +216,7 @@ def _validate_representation(
             errors["purpose"] = [_("A denial has no purpose.")]
         if not text.is_blank(answer.event_date):
             errors["event_date"] = [_("A denial has no event date.")]
-        return RepresentationAnswer(denied=True, **_typed(answer, errors))
+        return RepresentationAnswer(denied=True, **_typed(answer, errors, complete=complete))
 
     participants: list[ParticipantInput] = []
     if len(answer.participants) > MAX_PARTICIPANTS:
@@ -210,7 +240,7 @@ def _validate_representation(
         participants=tuple(participants),
         purpose=purpose or "",
         event_date=event_date or "",
-        **_typed(answer, errors),
+        **_typed(answer, errors, complete=complete),
     )
 
 
@@ -244,8 +274,10 @@ def answer_from_json(data: object) -> Answer:
 
     Only the shape is checked here (types, known fields); the rules are
     ``validate``'s, applied by ``answer_question`` like for the page.
-    ``raw_answer`` is the customer's own words (optional); ``amend: true``
-    with ``answer_version`` (from the item's state) corrects the app's answer.
+    ``raw_answer`` is the customer's own words (optional), and then
+    ``raw_answer_via`` is required: ``"phone"``, ``"email"`` or ``"message"``;
+    ``amend: true`` with ``answer_version`` (from the item's state) corrects
+    the app's answer.
     """
     if not isinstance(data, dict):
         raise AnswerInvalid({"question": [_("The body must be a JSON object.")]})
@@ -276,6 +308,7 @@ def answer_from_json(data: object) -> Answer:
             amend = False
         typed: dict[str, Any] = {
             "raw_answer": _json_text(data, "raw_answer", errors),
+            "raw_answer_via": _json_text(data, "raw_answer_via", errors),
             "amend": amend,
             "expected_version": _json_text(data, "answer_version", errors),
         }

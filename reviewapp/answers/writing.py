@@ -53,10 +53,19 @@ from reviewapp.answers.channel_context import (
     answer_version,
     answered_context,
     conflict_reason,
+    raw_answer_added,
     to_millis,
     utc_stamp,
 )
-from reviewapp.answers.inputs import UPLOAD, Answer, ContextAnswer, RepresentationAnswer, ResendAnswer, TypedAnswer
+from reviewapp.answers.inputs import (
+    REPRESENTATION,
+    UPLOAD,
+    Answer,
+    ContextAnswer,
+    RepresentationAnswer,
+    ResendAnswer,
+    TypedAnswer,
+)
 from reviewapp.answers.log import app_answer_in_place, app_answers
 from reviewapp.answers.uploads import check_file
 from reviewapp.answers.validation import AnswerInvalid, validate
@@ -199,9 +208,14 @@ def _write(
         elif answer.replaced_by:
             replaced_by = resend.replacement(item, answer.replaced_by, user)
     after = answered_context(before, answer, answered_at=utc_stamp(now))
-    if answer.amend and _without_times(answer_value(after, answer.question)) == _without_times(
-        answer_value(before, answer.question)
+    if (
+        isinstance(answer, TypedAnswer)
+        and answer.amend
+        and not answer.raw_answer
+        and _structured(answer_value(after, answer.question)) == _structured(answer_value(before, answer.question))
     ):
+        # raw_answer always grows by the new text, so only the fields and
+        # new customer's words tell a correction from a resave.
         raise AnswerInvalid({"amend": [_("This is the answer already saved: change something to correct it.")]})
     item.channel_context = after
     item.save(update_fields=["channel_context"])
@@ -222,10 +236,10 @@ def _write(
     return AnswerResult(item, before, after, event, changes, new_item, document, replaced_by, ingested)
 
 
-def _without_times(value: Any) -> Any:
-    """An answer's value without its ``answered_at`` (at any depth), to tell a real correction from a resave."""
+def _structured(value: Any) -> Any:
+    """An answer's value without ``answered_at`` and ``raw_answer`` (at any depth): what a correction replaces."""
     if isinstance(value, dict):
-        return {key: _without_times(item) for key, item in value.items() if key != "answered_at"}
+        return {key: _structured(item) for key, item in value.items() if key not in ("answered_at", "raw_answer")}
     return value
 
 
@@ -248,10 +262,15 @@ def _log_payload(answer: Answer, written: AnswerResult) -> dict[str, Any]:
         "history_event_id": str(written.history.pk),
         "conversations": [change.to_json() for change in written.conversations],
     }
-    if isinstance(answer, TypedAnswer):
-        # Whether raw_answer holds a person's words or the app's rendering of
-        # what was typed: the item page quotes only the former.
+    if isinstance(answer, RepresentationAnswer | ContextAnswer):
+        # What this answer added to raw_answer, and whether it is a person's
+        # words (and where they came from) or the firm's attributed text: the
+        # screens label each piece of raw_answer by it (evidence.raw_answer_parts).
+        # The source stays here, never in accounted's row.
         payload["raw_answer_source"] = "customer" if answer.raw_answer else "rendered"
+        payload["raw_answer_via"] = answer.raw_answer_via or None
+        holder = written.after["representation" if answer.question == REPRESENTATION else "context_answer"]
+        payload["raw_answer_added"] = raw_answer_added(answer, holder["answered_at"])
     if isinstance(answer, ResendAnswer):
         new = written.new_item or written.replaced_by
         payload["resend"] = {

@@ -15,6 +15,7 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp.answers.evidence import EMAIL, MESSAGE, PHONE
 from reviewapp.answers.inputs import (
     CONTEXT,
     READABLE,
@@ -127,16 +128,17 @@ class AnswerForm(forms.Form):
         channel_context: object = None,
         action: str = SAVE,
         amend_version: str = "",
-        customer_words: str = "",
     ) -> None:
         """Bound to ``data`` when given, else prefilled from ``channel_context``.
 
         ``amend_version`` (the current answer's ``answer_version``) makes an
-        unbound form a correction of the app's answer, prefilled with it.
+        unbound form a correction of the app's answer, prefilled with its
+        fields; the customer's words start empty: a correction adds to
+        ``raw_answer``, so only new words are typed.
         """
         initial = self.initial_from(channel_context, amending=bool(amend_version))
         if amend_version and "amend" in self.base_fields:
-            initial.update(amend="1", answer_version=amend_version, raw_answer=customer_words)
+            initial.update(amend="1", answer_version=amend_version)
         super().__init__(data, files, initial=initial)
         self.action = action
         self.answer: Answer | None = None
@@ -223,16 +225,28 @@ class AnswerForm(forms.Form):
 
 
 class TypedAnswerForm(AnswerForm):
-    """A representation or context answer: the customer's own words, and the correction's hidden fields."""
+    """A representation or context answer: the customer's own words and their source, the correction's fields."""
 
     raw_answer = _free_text(
         _("The customer's own words (optional)"),
         rows=2,
         max_length=MAX_RAW_ANSWER_LENGTH,
         help_text=_(
-            "Only what the customer said, for example on the phone or in a mail, word for word. "
-            "Left empty, the answer is stored as what you entered above."
+            "Only what the customer said, word for word, and then where it came from below. "
+            "Left empty, the answer is stored as entered by the firm in the review app, with the time "
+            "(never your name). A correction adds to what is stored, it never replaces it."
         ),
+    )
+    raw_answer_via = forms.ChoiceField(
+        label=_("Where the customer's words came from"),
+        required=False,
+        choices=[
+            (PHONE, _("Phone")),
+            (EMAIL, _("E-mail")),
+            (MESSAGE, _("A message (SMS or another chat)")),
+        ],
+        widget=_FirstRadioFocus,
+        help_text=_("Required with the customer's words; kept in the review app's log only."),
     )
     amend = forms.CharField(required=False, widget=forms.HiddenInput)
     answer_version = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -283,7 +297,12 @@ class RepresentationForm(TypedAnswerForm):
     """Participants, purpose and event date; or the denial button."""
 
     question = REPRESENTATION
-    error_fields = {"purpose": "purpose", "event_date": "event_date", "raw_answer": "raw_answer"}
+    error_fields = {
+        "purpose": "purpose",
+        "event_date": "event_date",
+        "raw_answer": "raw_answer",
+        "raw_answer_via": "raw_answer_via",
+    }
     purpose = _free_text(
         _("Purpose"),
         rows=3,
@@ -317,7 +336,7 @@ class RepresentationForm(TypedAnswerForm):
 
     def fields_in_order(self) -> list[forms.BoundField]:
         rows = [row[name] for row in self.participants.forms for name in ("name", "company")]
-        return [*rows, self["purpose"], self["event_date"], self["raw_answer"]]
+        return [*rows, self["purpose"], self["event_date"], self["raw_answer"], self["raw_answer_via"]]
 
     def clean_event_date(self) -> str:
         # Eight digits are a date typed on a phone's number pad, which has no "-".
@@ -342,7 +361,8 @@ class RepresentationForm(TypedAnswerForm):
             # the half answer the form was prefilled with): only the
             # customer's own words are kept, if any were typed.
             words = str(self.data.get("raw_answer", "") or "")
-            return RepresentationAnswer(denied=True, raw_answer=words, **self.amend_fields())
+            via = str(self.data.get("raw_answer_via", "") or "")
+            return RepresentationAnswer(denied=True, raw_answer=words, raw_answer_via=via, **self.amend_fields())
         self._rows = self.participants.rows()
         return RepresentationAnswer(
             participants=tuple(
@@ -352,6 +372,7 @@ class RepresentationForm(TypedAnswerForm):
             purpose=self.cleaned_data["purpose"],
             event_date=self.cleaned_data["event_date"],
             raw_answer=self.cleaned_data["raw_answer"],
+            raw_answer_via=self.cleaned_data["raw_answer_via"],
             **self.amend_fields(),
         )
 
@@ -376,7 +397,8 @@ class RepresentationForm(TypedAnswerForm):
         """The same typed values, unbound, with one more empty row (no JavaScript)."""
         fresh = RepresentationForm()
         fresh.initial = {
-            key: self.data.get(key, "") for key in ("purpose", "event_date", "raw_answer", "amend", "answer_version")
+            key: self.data.get(key, "")
+            for key in ("purpose", "event_date", "raw_answer", "raw_answer_via", "amend", "answer_version")
         }
         fresh.participants = participant_formset(initial=self.typed_rows())
         fresh.participants.extra = 1
@@ -406,8 +428,8 @@ def _half_answer_rows(ctx: object) -> list[dict[str, str]]:
 
 class ContextForm(TypedAnswerForm):
     question = CONTEXT
-    error_fields = {"text": "text", "raw_answer": "raw_answer"}
-    field_order = ["text", "raw_answer"]
+    error_fields = {"text": "text", "raw_answer": "raw_answer", "raw_answer_via": "raw_answer_via"}
+    field_order = ["text", "raw_answer", "raw_answer_via"]
     text = _free_text(
         _("What was the purchase for?"),
         rows=4,
@@ -421,7 +443,10 @@ class ContextForm(TypedAnswerForm):
 
     def typed_answer(self) -> ContextAnswer:
         return ContextAnswer(
-            text=self.cleaned_data["text"], raw_answer=self.cleaned_data["raw_answer"], **self.amend_fields()
+            text=self.cleaned_data["text"],
+            raw_answer=self.cleaned_data["raw_answer"],
+            raw_answer_via=self.cleaned_data["raw_answer_via"],
+            **self.amend_fields(),
         )
 
 

@@ -18,5 +18,6 @@ one ``ItemView``, so they cannot disagree.
 - ``transcript``: the conversation about the item (``whatsapp_messages``), as the reader may see it;
 - ``links``: the item a resend was settled with, and the items it replaced;
 - ``changes``: what an app answer changed;
+- ``raw_answers``: each stored ``raw_answer`` in pieces labelled by who wrote them;
 - ``labels``: the words shown, and why the notes or the agent view are empty.
 """

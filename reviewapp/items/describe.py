@@ -30,6 +30,7 @@ from reviewapp.items.labels import (
     question_what,
 )
 from reviewapp.items.links import ItemLinks, item_links
+from reviewapp.items.raw_answers import app_answer_log, raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
 from reviewapp.rendering_caps import (
@@ -130,8 +131,14 @@ def _person(participant: clarifications.Participant) -> PersonView:
     )
 
 
-def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> HumanSaid:
-    """What the human said, each text cut to ``HUMAN_TEXT_MAX_CHARS``, at most ``PARTICIPANTS_MAX`` participants."""
+def _human_said(
+    summary: clarifications.Clarifications | None, ctx: object, log: Sequence[ClarificationEvent] = ()
+) -> HumanSaid:
+    """What the human said, each text cut to ``HUMAN_TEXT_MAX_CHARS``, at most ``PARTICIPANTS_MAX`` participants.
+
+    ``log``: the app's answers to the item (oldest first), which tell the
+    customer's words from the firm's text in each ``raw_answer``.
+    """
     record = _dict(ctx)
     rep = _dict(record.get("representation"))
     answer = _dict(record.get("context_answer"))
@@ -158,6 +165,8 @@ def _human_said(summary: clarifications.Clarifications | None, ctx: object) -> H
         context_answered_at=states.parse_iso(answer.get("answered_at")),
         caption=said("caption", _text(record.get("caption"))),
         cut=cuts.original,
+        representation_raw_pieces=raw_pieces(ctx, "representation", log),
+        context_answer_raw_pieces=raw_pieces(ctx, "context", log),
     )
 
 
@@ -219,11 +228,20 @@ class _Related:
     messages: tuple[MessageView, ...] = ()
     full_conversation: bool = False
     links: ItemLinks = field(default_factory=ItemLinks)
+    app_log: tuple[ClarificationEvent, ...] = ()
 
 
-def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversation: bool, user: Any) -> _Related:
+def _related(
+    item: InboxItem,
+    events: Sequence[EventView] | None,
+    full_conversation: bool,
+    user: Any,
+    app_log: Sequence[ClarificationEvent] | None,
+) -> _Related:
     if events is not None:
-        return _Related(events=tuple(events), ids=item_ids(item), full_conversation=full_conversation)
+        return _Related(
+            events=tuple(events), ids=item_ids(item), full_conversation=full_conversation, app_log=tuple(app_log or ())
+        )
     messages = item_transcript(item, full=full_conversation)
     return _Related(
         events=tuple(item_history(item, messages=messages)),
@@ -231,6 +249,7 @@ def _related(item: InboxItem, events: Sequence[EventView] | None, full_conversat
         messages=messages,
         full_conversation=full_conversation,
         links=item_links(item.pk, user),
+        app_log=tuple(app_answer_log(item) if app_log is None else app_log),
     )
 
 
@@ -264,7 +283,12 @@ def _unreadable_view(
 
 
 def describe_item(
-    item: InboxItem, events: Sequence[EventView] | None = None, *, full_conversation: bool = False, user: Any = None
+    item: InboxItem,
+    events: Sequence[EventView] | None = None,
+    *,
+    full_conversation: bool = False,
+    user: Any = None,
+    app_log: Sequence[ClarificationEvent] | None = None,
 ) -> ItemView:
     """Build the item page's content from one live row, its history, conversation and links.
 
@@ -274,6 +298,9 @@ def describe_item(
     links). ``full_conversation``: the whole transcript (Support and QA),
     else only the customer's replies. ``user``: leave out linked items of
     companies this user may not see (the caller has checked the item itself).
+    ``app_log``: the app's answers to the item, oldest first, when the caller
+    has them already (read otherwise; none for a render without databases,
+    where every stored ``raw_answer`` is labelled the chat's).
 
     Every stored text is cut to its cap (``reviewapp.rendering_caps``) and
     each view part says what was cut (``cut``). The agent view and the
@@ -281,7 +308,7 @@ def describe_item(
     ``AGENT_VIEW_MAX_CHARS`` / ``LINES_MAX_CHARS``: up to there they are
     exactly what the model receives.
     """
-    related = _related(item, events, full_conversation, user)
+    related = _related(item, events, full_conversation, user, app_log)
     events = related.events
     header = _header(item, _document(item, pure=events is not None))
     unreadable = unreadable_columns(item)
@@ -320,7 +347,7 @@ def describe_item(
         notes_explanation=notes_explanation(summary, notes, problems),
         agent_explanation=agent_explanation(summary, notes, problems),
         open_question=_open_question(summary, ctx, lines, events),
-        human=_human_said(summary, ctx),
+        human=_human_said(summary, ctx, related.app_log),
         events=related.events,
         channel_context=ctx,
         ids=related.ids,

@@ -71,12 +71,34 @@ class PersonView:
 
 
 @dataclass(frozen=True, slots=True)
+class RawPieceView:
+    """One piece of a stored ``raw_answer``, labelled by who wrote it (``reviewapp.answers.evidence``).
+
+    ``customer_words``: the piece is the customer's own words (quoted on the
+    page); else the firm's text the app composed. ``original_chars``: the
+    piece's length before it was cut, when it was.
+    """
+
+    text: str
+    source: str
+    label: str
+    customer_words: bool
+    original_chars: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        cut = {"text": self.original_chars} if self.original_chars is not None else {}
+        return with_cuts({"text": self.text, "source": self.source}, cut)
+
+
+@dataclass(frozen=True, slots=True)
 class HumanSaid:
     """What the human actually said, read from the record as stored.
 
     ``participants``, ``purpose`` and ``event_date`` are the summary's (what
     the prompt is built from); the raw answers and times come straight from
-    ``channel_context``. ``caption`` is never shown to the agent.
+    ``channel_context``, and each raw answer again in pieces labelled by who
+    wrote them (``*_raw_pieces``: the customer's words, or the firm's text).
+    ``caption`` is never shown to the agent.
     """
 
     participants: tuple[PersonView, ...]
@@ -91,6 +113,8 @@ class HumanSaid:
     context_answered_at: dt.datetime | None
     caption: str | None
     cut: dict[str, int] = field(default_factory=dict)
+    representation_raw_pieces: tuple[RawPieceView, ...] = ()
+    context_answer_raw_pieces: tuple[RawPieceView, ...] = ()
 
     @property
     def is_empty(self) -> bool:
@@ -114,9 +138,11 @@ class HumanSaid:
                 "event_date": self.event_date,
                 "denied": self.denied,
                 "representation_raw_answer": self.representation_raw_answer,
+                "representation_raw_answer_pieces": [piece.to_json() for piece in self.representation_raw_pieces],
                 "representation_answered_at": to_iso(self.representation_answered_at),
                 "user_note": self.user_note,
                 "context_answer_raw": self.context_answer_raw,
+                "context_answer_raw_pieces": [piece.to_json() for piece in self.context_answer_raw_pieces],
                 "context_answered_at": to_iso(self.context_answered_at),
                 "caption": self.caption,
                 "caption_shown_to_agent": False,

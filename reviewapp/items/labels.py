@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 import clarifications
 from reviewapp import states
+from reviewapp.answers import evidence
 from reviewapp.models import ClarificationEvent
 
 #: The open question in plain words (the prompt names it in Swedish).
@@ -22,6 +23,16 @@ EVENT_LABELS: Final[dict[str, Promise]] = {
     ClarificationEvent.ASKED: _("Question asked"),
     ClarificationEvent.EXPIRED: _("The chat gave up"),
     ClarificationEvent.ANSWERED: _("Question answered"),
+}
+
+#: Who wrote a piece of a stored raw_answer: only the customer's words are called theirs.
+RAW_SOURCE_LABELS: Final[dict[str, Promise]] = {
+    evidence.PHONE: _("The customer's words (by phone)"),
+    evidence.EMAIL: _("The customer's words (by e-mail)"),
+    evidence.MESSAGE: _("The customer's words (in a message)"),
+    evidence.CHAT: _("The customer's words (from the chat)"),
+    evidence.CUSTOMER: _("The customer's words (source not recorded)"),
+    evidence.REVIEW_APP: _("Entered by the firm in the review app"),
 }
 
 NOTES_EMPTY_DENIED: Final = _(
@@ -57,6 +68,10 @@ def state_label(key: str) -> str:
 def question_what(question_type: str | None) -> str:
     # An unknown type is asked as "what the purchase was for", as the prompt does.
     return str(QUESTION_WHAT.get(question_type or "", QUESTION_WHAT["context"]))
+
+
+def raw_source_label(source: str) -> str:
+    return str(RAW_SOURCE_LABELS.get(source, RAW_SOURCE_LABELS[evidence.CUSTOMER]))
 
 
 def channel_label(channel: object) -> str:

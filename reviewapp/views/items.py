@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from reviewapp import access, files, roles
+from reviewapp.answers.log import app_answers
 from reviewapp.answers.panel import answer_panel
 from reviewapp.api_auth import api_view
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
@@ -72,7 +73,8 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     # They are the neighbours in the list as this user sees it.
     indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
     prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
-    view = describe_item(item, full_conversation=_may(request, FULL_PERMISSION), user=request.user)
+    log = app_answers(item.pk)
+    view = describe_item(item, full_conversation=_may(request, FULL_PERMISSION), user=request.user, app_log=log)
     context: dict[str, Any] = {
         "item": item,
         "view": view,
@@ -87,7 +89,7 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         # The list's filter and sort, carried on prev/next and "Back to list".
         "list_query": request.GET.urlencode(),
         # The answer form under the open question.
-        "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links),
+        "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links, log=log),
     }
     return render(request, "items/detail.html", context)
 

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import datetime as dt
 import io
 import json
 import uuid
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import Permission, User
@@ -28,6 +30,16 @@ FOREIGN_KEYS: dict[str, Any] = {
     "caption": "lunch",
     "nested": {"b": [1, 2, {"c": None}], "a": "å"},
 }
+
+
+def entered_by_firm(answered_at: str, answer: str) -> str:
+    """``raw_answer`` of an answer entered without the customer's words, as the README words it.
+
+    The stored ``answered_at`` (UTC) in Stockholm time to the minute, with the
+    zone's abbreviation: ``Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: Taxi``.
+    """
+    local = dt.datetime.fromisoformat(answered_at).astimezone(ZoneInfo("Europe/Stockholm"))
+    return f"Inmatat av byrån i granskningsappen {local:%Y-%m-%d %H:%M} {local.tzname()}: {answer}"
 
 
 def firm_wide_bookkeeper(username: str, **fields: Any) -> User:

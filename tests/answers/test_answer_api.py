@@ -19,7 +19,15 @@ from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
-from tests.answers.conftest import ASKED_AT, FOREIGN_KEYS, book, history, make_conversation, moved_item
+from tests.answers.conftest import (
+    ASKED_AT,
+    FOREIGN_KEYS,
+    book,
+    entered_by_firm,
+    history,
+    make_conversation,
+    moved_item,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -87,6 +95,7 @@ def test_a_denial_through_the_api(bookkeeper_client):
     assert rep["denied"] is True
     assert rep["participants"] == []
     assert rep["purpose"] is None
+    assert rep["raw_answer"] == entered_by_firm(rep["answered_at"], "Inte representation")
 
 
 def test_a_context_answer_through_the_api(bookkeeper_client):
@@ -94,7 +103,8 @@ def test_a_context_answer_through_the_api(bookkeeper_client):
     response = post(bookkeeper_client, item, {"question": "context", "text": "Taxi till kund"})
     assert response.status_code == 200
     assert response.json()["summary"]["userNote"] == "Taxi till kund"
-    assert stored(item)["context_answer"]["raw_answer"] == "Taxi till kund"
+    answer = stored(item)["context_answer"]
+    assert answer["raw_answer"] == entered_by_firm(answer["answered_at"], "Taxi till kund")
 
 
 def test_declaring_readable_through_the_api(bookkeeper_client):
@@ -117,13 +127,67 @@ def test_naming_the_replacing_item_through_the_api(bookkeeper_client):
     assert response.json()["replaced_by_item"] == str(newer.pk)
 
 
-def test_the_customers_own_words_through_the_api(bookkeeper_client):
+def test_the_customers_own_words_and_their_source_through_the_api(bookkeeper_client):
     item = moved_item("context")
-    body = {"question": "context", "text": "Taxi till kund", "raw_answer": "taxin till volvo igår"}
+    body = {
+        "question": "context",
+        "text": "Taxi till kund",
+        "raw_answer": "taxin till volvo igår",
+        "raw_answer_via": "email",
+    }
     assert post(bookkeeper_client, item, body).status_code == 200
     ctx = stored(item)
     assert ctx["user_note"] == "Taxi till kund"
     assert ctx["context_answer"]["raw_answer"] == "taxin till volvo igår"
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_via"] == "email"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"question": "context", "text": "Taxi", "raw_answer": "taxin"},
+            "Say where the customer's words came from: phone, e-mail or a message.",
+        ),
+        (
+            {"question": "representation", "denied": True, "raw_answer": "Nej", "raw_answer_via": None},
+            "Say where the customer's words came from: phone, e-mail or a message.",
+        ),
+        (
+            {"question": "context", "text": "Taxi", "raw_answer_via": "phone"},
+            "A source belongs to the customer's words: write them, or leave the source empty.",
+        ),
+        (
+            {"question": "context", "text": "Taxi", "raw_answer": "taxin", "raw_answer_via": "sms"},
+            "Unknown source; use one of: phone, email, message.",
+        ),
+    ],
+)
+def test_the_source_of_the_customers_words_is_a_per_field_400(bookkeeper_client, body, message):
+    item = moved_item(body["question"])
+    before = stored(item)
+    response = post(bookkeeper_client, item, body)
+    assert response.status_code == 400
+    assert response.json()["errors"] == {"raw_answer_via": [message]}
+    assert stored(item) == before
+    assert not ClarificationEvent.objects.exists()
+
+
+def test_an_api_amendment_appends_to_the_raw_answer(bookkeeper_client):
+    item = moved_item("representation")
+    first = {"question": "representation", "participants": [{"name": "Ana Berg"}], "purpose": "Avtal"}
+    version = post(bookkeeper_client, item, first).json()["answer_version"]
+    earlier = stored(item)["representation"]["raw_answer"]
+    fixed = {
+        **first,
+        "participants": [{"name": "Anna Berg"}],
+        "raw_answer": "Hon heter Anna, inte Ana",
+        "raw_answer_via": "phone",
+        "amend": True,
+        "answer_version": version,
+    }
+    assert post(bookkeeper_client, item, fixed).status_code == 200
+    assert stored(item)["representation"]["raw_answer"] == earlier + "\nHon heter Anna, inte Ana"
 
 
 def test_the_answer_writes_the_conversation_and_the_audit_log(bookkeeper_client, bookkeeper):
@@ -175,7 +239,9 @@ def test_the_answer_writes_the_conversation_and_the_audit_log(bookkeeper_client,
         ({"question": "resend"}, "readable"),
         ({"question": "resend", "replaced_by": "nej"}, "replaced_by"),
         ({"question": "resend", "readable": True, "raw_answer": "x"}, "raw_answer"),
-        ({"question": "context", "text": "ok", "raw_answer": "a\u0000b"}, "raw_answer"),
+        ({"question": "context", "text": "ok", "raw_answer": "a\u0000b", "raw_answer_via": "phone"}, "raw_answer"),
+        ({"question": "context", "text": "ok", "raw_answer": "ja", "raw_answer_via": 1}, "raw_answer_via"),
+        ({"question": "resend", "readable": True, "raw_answer_via": "phone"}, "raw_answer_via"),
         ({"question": "context", "text": "ok", "amend": True}, "answer_version"),
         ({"question": "context", "text": "ok", "amend": "yes", "answer_version": "0" * 32}, "amend"),
         ({"question": "nonsense"}, "question"),

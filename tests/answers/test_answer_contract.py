@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import io
+import json
 import uuid
 from typing import Any
 
@@ -46,6 +47,8 @@ pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 8, 12, 9, 31, 7, 123456, tzinfo=dt.UTC)
 STAMP = "2026-08-12T09:31:07.123Z"  # new Date(NOW).toISOString()
 NOW_MS = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)
+# raw_answer without the customer's words (README, "raw_answer is evidence"): NOW in Stockholm summer time.
+ENTERED = "Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: "
 
 
 def answer(item: InboxItem, user: Any, value: Answer) -> AnswerResult:
@@ -138,7 +141,8 @@ def test_a_representation_answer_is_step_3_with_the_conversation_and_the_history
                 "participants": [{"name": "Anna Berg", "company": "Kund AB"}, {"name": "Jakob W", "company": None}],
                 "purpose": "Projektmöte",
                 "event_date": "2026-08-11",
-                "raw_answer": "Deltagare: Anna Berg (Kund AB), Jakob W\nSyfte: Projektmöte\nDatum: 2026-08-11",
+                "raw_answer": ENTERED
+                + "Deltagare: Anna Berg (Kund AB), Jakob W; syfte: Projektmöte; datum: 2026-08-11",
                 "answered_at": STAMP,
             },
         }
@@ -167,6 +171,8 @@ def test_a_representation_answer_is_step_3_with_the_conversation_and_the_history
     assert event.occurred_at == NOW_MS
     assert event.payload["after"] == stored_context(item)
     assert event.payload["raw_answer_source"] == "rendered"
+    assert event.payload["raw_answer_via"] is None
+    assert event.payload["raw_answer_added"] == stored_context(item)["representation"]["raw_answer"]
     assert event.payload["history_event_id"] == str(history(item)[0].pk)
     assert event.payload["conversations"] == [{"id": str(conv), "marked_answered": 1}]
     assert result.item.pk == item.pk
@@ -185,11 +191,47 @@ def test_the_customers_own_words_are_stored_verbatim_as_the_raw_answer(bookkeepe
             participants=(ParticipantInput("Anna Berg"),),
             purpose="Kundmöte",
             raw_answer="Det var jag och Anna Berg,\nvi pratade om avtalet",
+            raw_answer_via="phone",
         ),
     )
-    rep = stored_context(item)["representation"]
-    assert rep["raw_answer"] == "Det var jag och Anna Berg,\nvi pratade om avtalet"
-    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_source"] == "customer"
+    ctx = stored_context(item)
+    assert ctx["representation"]["raw_answer"] == "Det var jag och Anna Berg,\nvi pratade om avtalet"
+    # Where the words came from is the app's to keep: accounted's row has no trace of it.
+    assert "phone" not in json.dumps(ctx)
+    payload = ClarificationEvent.objects.get(item_id=item.pk).payload
+    assert payload["raw_answer_source"] == "customer"
+    assert payload["raw_answer_via"] == "phone"
+    assert payload["answer"]["customer_words_via"] == "phone"
+    assert payload["raw_answer_added"] == "Det var jag och Anna Berg,\nvi pratade om avtalet"
+
+
+@pytest.mark.parametrize("via", ["phone", "email", "message"])
+def test_the_source_of_a_context_answers_words_is_kept_in_the_apps_log_only(bookkeeper, via):
+    item = moved_item("context")
+    answer(item, bookkeeper, ContextAnswer(text="Taxi", raw_answer="taxin till Volvo", raw_answer_via=via))
+    ctx = stored_context(item)
+    assert ctx["context_answer"] == {"raw_answer": "taxin till Volvo", "answered_at": STAMP}
+    assert via not in json.dumps(ctx)
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_via"] == via
+
+
+def test_the_firms_text_never_names_the_bookkeeper():
+    user = firm_wide_bookkeeper("anna.larsson", first_name="Anna", last_name="Larsson", email="anna@byran.se")
+    item = moved_item("context")
+    answer(item, user, ContextAnswer(text="Taxi"))
+    # Exactly the firm, the app and the time: accounted's agent and the customer's company read this.
+    assert stored_context(item)["context_answer"]["raw_answer"] == ENTERED + "Taxi"
+
+
+def test_words_without_a_source_are_refused_and_nothing_is_written(bookkeeper):
+    item = moved_item("representation")
+    before = stored_context(item)
+    with pytest.raises(AnswerInvalid) as caught:
+        answer(item, bookkeeper, RepresentationAnswer(denied=True, raw_answer="Nej, privat"))
+    assert list(caught.value.errors) == ["raw_answer_via"]
+    assert stored_context(item) == before
+    assert history(item) == []
+    assert not ClarificationEvent.objects.exists()
 
 
 def test_an_item_without_a_conversation_is_answered_all_the_same(bookkeeper):
@@ -214,7 +256,7 @@ def test_a_denial_is_step_5(bookkeeper):
                 "participants": [],
                 "purpose": None,
                 "event_date": None,
-                "raw_answer": "Inte representation",
+                "raw_answer": ENTERED + "Inte representation",
                 "answered_at": STAMP,
                 "denied": True,
             },
@@ -230,7 +272,9 @@ def test_a_denial_is_step_5(bookkeeper):
 def test_a_context_answer_is_step_6(bookkeeper):
     item = moved_item("context")
     conv = make_conversation(item)
-    answer(item, bookkeeper, ContextAnswer(text="Taxi till kundmöte", raw_answer="taxi till volvo"))
+    answer(
+        item, bookkeeper, ContextAnswer(text="Taxi till kundmöte", raw_answer="taxi till volvo", raw_answer_via="email")
+    )
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "answered"},
@@ -242,10 +286,14 @@ def test_a_context_answer_is_step_6(bookkeeper):
     assert_history_row(item, bookkeeper, "context")
 
 
-def test_without_the_customers_words_the_context_raw_answer_is_the_text(bookkeeper):
+def test_without_the_customers_words_the_context_raw_answer_names_the_firm(bookkeeper):
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Kontorsmaterial"))
-    assert stored_context(item)["context_answer"] == {"raw_answer": "Kontorsmaterial", "answered_at": STAMP}
+    assert stored_context(item)["context_answer"] == {
+        "raw_answer": ENTERED + "Kontorsmaterial",
+        "answered_at": STAMP,
+    }
+    assert stored_context(item)["user_note"] == "Kontorsmaterial"
 
 
 # --- Step 7: resend ---------------------------------------------------------------------------
@@ -466,7 +514,7 @@ def test_the_actor_is_the_linked_accounted_user_or_the_app_and_never_a_name(link
 # --- Amendments ------------------------------------------------------------------------------------
 
 
-def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
+def test_an_amendment_replaces_the_fields_appends_the_raw_answer_and_logs_amended(bookkeeper):
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Taxi till kund"))
     version = answer_version(answer_value(stored_context(item), "context"))
@@ -480,7 +528,11 @@ def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
     ctx = stored_context(item)
     assert ctx["user_note"] == "Taxi till kundmöte hos Volvo"
     assert ctx["context_answer"] == {
-        "raw_answer": "Taxi till kundmöte hos Volvo",
+        "raw_answer": (
+            "Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: Taxi till kund\n"
+            "Inmatat av byrån i granskningsappen 2026-08-12 11:36 CEST: Taxi till kundmöte hos Volvo"
+        ),
+        # The correction's own time, as accounted's intake stamps a second message.
         "answered_at": "2026-08-12T09:36:07.123Z",
     }
     assert ctx["pending_question"] == {"type": "context", "asked_at": ASKED_AT, "status": "answered"}
@@ -496,6 +548,127 @@ def test_an_amendment_rewrites_the_answer_and_logs_amended(bookkeeper):
     assert [e.payload["amended"] for e in events] == [False, True]
     assert events[1].payload["before"]["user_note"] == "Taxi till kund"
     assert events[1].payload["after"]["user_note"] == "Taxi till kundmöte hos Volvo"
+    assert events[1].payload["before"]["context_answer"]["raw_answer"] == ENTERED + "Taxi till kund"
+    assert events[1].payload["after"]["context_answer"] == ctx["context_answer"]
+
+
+def test_a_representation_amendment_keeps_the_first_text_and_adds_the_customers_words(bookkeeper):
+    item = moved_item("representation")
+    answer(item, bookkeeper, RepresentationAnswer(participants=(ParticipantInput("Anna Berg"),), purpose="Avtal"))
+    first = stored_context(item)["representation"]["raw_answer"]
+    assert first == ENTERED + "Deltagare: Anna Berg; syfte: Avtal"
+    version = answer_version(answer_value(stored_context(item), "representation"))
+    answer_question(
+        item_id=item.pk,
+        user=bookkeeper,
+        answer=RepresentationAnswer(
+            participants=(ParticipantInput("Anna Berg"), ParticipantInput("Bo Ek")),
+            purpose="Avtal",
+            raw_answer="Rättelse: Bo Ek var också med",
+            raw_answer_via="message",
+            amend=True,
+            expected_version=version,
+        ),
+        now=NOW + dt.timedelta(hours=2),
+    )
+    rep = stored_context(item)["representation"]
+    assert rep == {
+        "participants": [{"name": "Anna Berg", "company": None}, {"name": "Bo Ek", "company": None}],
+        "purpose": "Avtal",
+        "event_date": None,
+        "raw_answer": first + "\nRättelse: Bo Ek var också med",
+        "answered_at": "2026-08-12T11:31:07.123Z",
+    }
+    last = ClarificationEvent.objects.filter(item_id=item.pk).order_by("occurred_at").last()
+    assert last is not None
+    assert last.payload["raw_answer_via"] == "message"
+    assert last.payload["raw_answer_added"] == "Rättelse: Bo Ek var också med"
+
+
+def test_an_amendment_to_a_denial_keeps_the_first_answer(bookkeeper):
+    item = moved_item("representation")
+    answer(item, bookkeeper, RepresentationAnswer(participants=(ParticipantInput("Anna"),), purpose="Möte"))
+    version = answer_version(answer_value(stored_context(item), "representation"))
+    answer_question(
+        item_id=item.pk,
+        user=bookkeeper,
+        answer=RepresentationAnswer(denied=True, amend=True, expected_version=version),
+        now=NOW + dt.timedelta(minutes=1),
+    )
+    rep = stored_context(item)["representation"]
+    assert rep["denied"] is True
+    assert rep["participants"] == []
+    assert rep["raw_answer"] == (
+        ENTERED + "Deltagare: Anna; syfte: Möte\n"
+        "Inmatat av byrån i granskningsappen 2026-08-12 11:32 CEST: Inte representation"
+    )
+
+
+def test_an_amendment_changing_nothing_is_refused_even_though_the_raw_answer_would_grow(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, ContextAnswer(text="Taxi"))
+    before = stored_context(item)
+    version = answer_version(answer_value(before, "context"))
+    with pytest.raises(AnswerInvalid) as caught:
+        answer_question(
+            item_id=item.pk,
+            user=bookkeeper,
+            answer=ContextAnswer(text="Taxi", amend=True, expected_version=version),
+            now=NOW + dt.timedelta(minutes=1),
+        )
+    assert list(caught.value.errors) == ["amend"]
+    assert stored_context(item) == before
+
+
+def test_an_amendment_adding_only_the_customers_words_is_a_correction(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, ContextAnswer(text="Taxi"))
+    version = answer_version(answer_value(stored_context(item), "context"))
+    answer_question(
+        item_id=item.pk,
+        user=bookkeeper,
+        answer=ContextAnswer(
+            text="Taxi", raw_answer="taxi till kunden", raw_answer_via="phone", amend=True, expected_version=version
+        ),
+        now=NOW + dt.timedelta(minutes=1),
+    )
+    assert stored_context(item)["context_answer"]["raw_answer"] == ENTERED + "Taxi\ntaxi till kunden"
+
+
+def test_an_answer_over_the_chats_half_answer_keeps_the_customers_chat_words(bookkeeper):
+    half = {"participants": [{"name": "Elias", "company": None}], "purpose": None, "raw_answer": "Elias"}
+    item = moved_item("representation", representation=half)
+    answer(item, bookkeeper, RepresentationAnswer(participants=(ParticipantInput("Elias"),), purpose="Säljmöte"))
+    assert (
+        stored_context(item)["representation"]["raw_answer"]
+        == "Elias\n" + ENTERED + "Deltagare: Elias; syfte: Säljmöte"
+    )
+
+
+# --- Step 7 quality: exactly accounted's three keys -----------------------------------------------
+
+
+@pytest.mark.parametrize("how", ["replaced", "upload"])
+def test_a_resend_moved_over_budget_gets_its_asked_at_as_resend_requested_at(bookkeeper, how):
+    # Moved to the app over the day's budget: the chat never asked, so no resend_requested_at.
+    item = moved_item("resend", quality={"blur_score": 0.9, "reason": "blurry"})
+    if how == "replaced":
+        newer = factories.make_item(company=item.company)
+        received_later(newer, item)
+        settled = ResendAnswer(replaced_by=str(newer.pk))
+    else:
+        settled = ResendAnswer(upload=SimpleUploadedFile("b.png", png_bytes()))
+    answer(item, bookkeeper, settled)
+    assert stored_context(item)["quality"] == {"resend_requested_at": ASKED_AT, "resent": True, "superseded": True}
+
+
+def test_an_asked_resend_keeps_its_own_resend_requested_at_and_nothing_else(bookkeeper):
+    requested = "2026-07-31T08:00:00.000Z"
+    item = moved_item("resend", quality={"resend_requested_at": requested, "blur_score": 0.9})
+    newer = factories.make_item(company=item.company)
+    received_later(newer, item)
+    answer(item, bookkeeper, ResendAnswer(replaced_by=str(newer.pk)))
+    assert stored_context(item)["quality"] == {"resend_requested_at": requested, "resent": True, "superseded": True}
 
 
 def test_an_amendment_of_a_changed_answer_is_refused(bookkeeper):

@@ -17,6 +17,7 @@ from tests.answers.conftest import (
     HTMX,
     answer_url,
     assert_foreign_keys_untouched,
+    entered_by_firm,
     firm_wide_bookkeeper,
     history,
     moved_item,
@@ -44,8 +45,10 @@ def test_saving_a_representation_writes_the_chat_shape_and_nothing_else(bookkeep
     assert rep["participants"] == [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob W", "company": None}]
     assert rep["purpose"] == "Avtalsförhandling"
     assert rep["event_date"] == "2026-07-29"
-    assert rep["raw_answer"] == "Deltagare: Anna Berg (Volvo), Jakob W\nSyfte: Avtalsförhandling\nDatum: 2026-07-29"
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", rep["answered_at"])
+    assert rep["raw_answer"] == entered_by_firm(
+        rep["answered_at"], "Deltagare: Anna Berg (Volvo), Jakob W; syfte: Avtalsförhandling; datum: 2026-07-29"
+    )
     assert "denied" not in rep
     assert ctx["pending_question"] == {"type": "representation", "asked_at": ASKED_AT, "status": "answered"}
     assert_foreign_keys_untouched(ctx)
@@ -57,17 +60,58 @@ def test_saving_a_representation_writes_the_chat_shape_and_nothing_else(bookkeep
 
 def test_the_customers_own_words_field_is_stored_as_the_raw_answer(bookkeeper_client):
     item = moved_item("representation")
-    data = representation_post([("Anna Berg", "")], purpose="Kundmöte", raw_answer="Jag åt med Anna Berg\r\nom avtalet")
+    data = representation_post(
+        [("Anna Berg", "")], purpose="Kundmöte", raw_answer="Jag åt med Anna Berg\r\nom avtalet", raw_answer_via="phone"
+    )
     assert bookkeeper_client.post(answer_url(item), data).status_code == 302
     assert stored_context(item)["representation"]["raw_answer"] == "Jag åt med Anna Berg\nom avtalet"
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_via"] == "phone"
 
 
-def test_the_form_offers_the_customers_own_words_as_optional(bookkeeper_client):
+def test_the_form_offers_the_customers_own_words_as_optional_with_their_source(bookkeeper_client):
     item = moved_item("context")
     page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
     textarea = next(tag for tag in page.tags("textarea") if tag.get("name") == "raw_answer")
     assert "required" not in textarea
     assert "own words" in page.text("answer-form")
+    sources = [tag.get("value") for tag in page.tags("input") if tag.get("name") == "raw_answer_via"]
+    assert sources == ["phone", "email", "message"]
+    assert "Where the customer's words came from" in page.text("answer-form")
+
+
+@pytest.mark.parametrize("question", ["representation", "context"])
+def test_words_without_a_source_are_refused_under_the_source_and_kept(bookkeeper_client, question):
+    item = moved_item(question)
+    if question == "representation":
+        data = representation_post([("Anna Berg", "")], purpose="Kundmöte", raw_answer="Anna och jag")
+    else:
+        data = {"question": "context", "text": "Taxi", "raw_answer": "Anna och jag"}
+    response = bookkeeper_client.post(answer_url(item), data, **HTMX)
+    assert response.status_code == 200
+    page = Page(response.content.decode())
+    assert "Say where the customer's words came from" in page.text("id_raw_answer_via_error")
+    assert "Anna och jag" in page.text("id_raw_answer")
+    assert question not in stored_context(item) or stored_context(item)["pending_question"]["status"] == "moved_to_app"
+    assert not ClarificationEvent.objects.exists()
+    assert history(item) == []
+
+
+def test_a_source_without_words_is_refused_under_the_source(bookkeeper_client):
+    item = moved_item("context")
+    data = {"question": "context", "text": "Taxi", "raw_answer": "", "raw_answer_via": "email"}
+    response = bookkeeper_client.post(answer_url(item), data, **HTMX)
+    assert response.status_code == 200
+    assert "A source belongs to the customer's words" in Page(response.content.decode()).text("id_raw_answer_via_error")
+    assert stored_context(item)["pending_question"]["status"] == "moved_to_app"
+
+
+def test_a_forged_source_is_refused_under_the_source(bookkeeper_client):
+    item = moved_item("context")
+    data = {"question": "context", "text": "Taxi", "raw_answer": "taxin", "raw_answer_via": "carrier pigeon"}
+    response = bookkeeper_client.post(answer_url(item), data, **HTMX)
+    assert response.status_code == 200
+    assert Page(response.content.decode()).text("id_raw_answer_via_error")
+    assert stored_context(item)["pending_question"]["status"] == "moved_to_app"
 
 
 def test_saving_appends_one_event_with_before_and_after(bookkeeper_client, bookkeeper):
@@ -117,14 +161,19 @@ def test_confirming_saves_the_denial_even_over_a_prefilled_half_answer(bookkeepe
     assert rep["purpose"] is None
     assert rep["event_date"] is None
     assert rep["denied"] is True
-    assert rep["raw_answer"] == "Inte representation"
+    # The chat's half answer was the customer's words: kept, the firm's denial after it.
+    assert rep["raw_answer"] == "Elias\n" + entered_by_firm(rep["answered_at"], "Inte representation")
     assert IndexedItem.objects.get(pk=item.pk).state_denied
 
 
 def test_cancelling_the_denial_gives_back_everything_typed(bookkeeper_client):
     item = moved_item("representation")
     typed = representation_post(
-        [("Anna Berg", "Volvo")], purpose="Avtal", event_date="2026-07-29", raw_answer="Anna och jag"
+        [("Anna Berg", "Volvo")],
+        purpose="Avtal",
+        event_date="2026-07-29",
+        raw_answer="Anna och jag",
+        raw_answer_via="email",
     )
     confirm = Page(bookkeeper_client.post(answer_url(item), {**typed, "action": "deny"}).content.decode())
     # Without JavaScript: the confirmation's form posts back exactly its hidden fields.
@@ -139,15 +188,36 @@ def test_cancelling_the_denial_gives_back_everything_typed(bookkeeper_client):
     assert values["event_date"] == "2026-07-29"
     assert "Avtal" in page.text("id_purpose")
     assert "Anna och jag" in page.text("id_raw_answer")
+    assert "checked" in next(tag for tag in page.tags("input") if tag.get("value") == "email")
     assert not page.has("id_purpose_error")
     assert "representation" not in stored_context(item)
 
 
 def test_a_denial_keeps_the_customers_words_when_given(bookkeeper_client):
     item = moved_item("representation")
-    data = representation_post([("", "")], action="deny_confirm", raw_answer="Nej, det var privat")
+    data = representation_post(
+        [("", "")], action="deny_confirm", raw_answer="Nej, det var privat", raw_answer_via="message"
+    )
     assert bookkeeper_client.post(answer_url(item), data).status_code == 302
     assert stored_context(item)["representation"]["raw_answer"] == "Nej, det var privat"
+    assert ClarificationEvent.objects.get(item_id=item.pk).payload["raw_answer_via"] == "message"
+
+
+def test_a_denial_without_the_customers_words_names_the_firm(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post([("", "")], action="deny_confirm")
+    assert bookkeeper_client.post(answer_url(item), data).status_code == 302
+    rep = stored_context(item)["representation"]
+    assert rep["raw_answer"] == entered_by_firm(rep["answered_at"], "Inte representation")
+
+
+def test_a_denial_with_words_but_no_source_is_refused(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post([("", "")], action="deny_confirm", raw_answer="Nej, det var privat")
+    response = bookkeeper_client.post(answer_url(item), data, **HTMX)
+    assert response.status_code == 200
+    assert "Say where the customer's words came from" in Page(response.content.decode()).text("id_raw_answer_via_error")
+    assert "representation" not in stored_context(item)
 
 
 def test_participants_without_a_purpose_are_refused_and_everything_typed_stays(bookkeeper_client):
@@ -249,8 +319,10 @@ def test_a_context_answer_becomes_the_note_and_the_raw_answer(bookkeeper_client)
     assert response.status_code == 302
     ctx = stored_context(item)
     assert ctx["user_note"] == "Taxi till kundmöte\nmed Volvo"
-    assert ctx["context_answer"]["raw_answer"] == "Taxi till kundmöte\nmed Volvo"
     assert ctx["context_answer"]["answered_at"].endswith("Z")
+    assert ctx["context_answer"]["raw_answer"] == entered_by_firm(
+        ctx["context_answer"]["answered_at"], "Taxi till kundmöte\nmed Volvo"
+    )
     assert ctx["pending_question"]["status"] == "answered"
     assert_foreign_keys_untouched(ctx)
 

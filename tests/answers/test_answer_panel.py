@@ -12,7 +12,15 @@ from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
-from tests.answers.conftest import HTMX, answer_url, book, history, moved_item, stored_context
+from tests.answers.conftest import (
+    HTMX,
+    answer_url,
+    book,
+    entered_by_firm,
+    history,
+    moved_item,
+    stored_context,
+)
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +30,11 @@ def page_of(client: Any, item: InboxItem) -> Page:
     response = client.get(reverse("item_detail", args=[item.pk]))
     assert response.status_code == 200
     return Page(response.content.decode())
+
+
+def quoted(page: Page) -> list[str]:
+    """The texts the page sets as quotations."""
+    return [element.text for element in page.elements if element.tag == "q"]
 
 
 # --- The panel on the item page ---------------------------------------------------------------
@@ -164,15 +177,44 @@ def test_support_sees_the_app_answer_but_no_correction_form(bookkeeper_client, s
     assert not page.has("answer-amend")
 
 
-def test_the_customers_words_are_quoted_and_a_rendering_is_not(bookkeeper_client):
-    quoted = moved_item("context")
-    bookkeeper_client.post(answer_url(quoted), {"question": "context", "text": "Taxi", "raw_answer": "taxin till kund"})
-    page = page_of(bookkeeper_client, quoted)
-    assert "taxin till kund" in page.text("answer-answered")
-    plain = moved_item("context")
-    bookkeeper_client.post(answer_url(plain), {"question": "context", "text": "Taxi"})
-    html = bookkeeper_client.get(answer_url(plain)).content.decode()
-    assert "own words:" not in Page(html).text("answer-answered")
+def test_the_panel_labels_the_customers_words_with_their_source(bookkeeper_client):
+    item = moved_item("context")
+    words = {"question": "context", "text": "Taxi", "raw_answer": "taxin till kund", "raw_answer_via": "phone"}
+    bookkeeper_client.post(answer_url(item), words)
+    page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
+    raw = page.text("answer-raw")
+    assert "The customer's words (by phone)" in raw
+    assert "taxin till kund" in raw
+    assert "Entered by the firm" not in raw
+    assert quoted(page) == ["taxin till kund"]
+
+
+def test_the_panel_labels_the_firms_text_as_entered_in_the_review_app_not_as_the_customers(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
+    raw = page.text("answer-raw")
+    assert "Entered by the firm in the review app" in raw
+    assert "Inmatat av byrån i granskningsappen" in raw
+    assert "customer's words" not in raw
+    assert quoted(page) == []  # the firm's text is never set as a quote
+
+
+def test_a_correction_starts_with_no_words_and_the_panel_then_shows_both_pieces(bookkeeper_client):
+    item = moved_item("context")
+    words = {"question": "context", "text": "Taxi", "raw_answer": "taxin", "raw_answer_via": "email"}
+    bookkeeper_client.post(answer_url(item), words)
+    page = page_of(bookkeeper_client, item)
+    # A correction adds to raw_answer: the earlier words are not offered again to be added twice.
+    assert page.text("id_raw_answer") == ""
+    version = page.values(type="hidden")["answer_version"]
+    bookkeeper_client.post(
+        answer_url(item), {"question": "context", "text": "Taxi till Volvo", "amend": "1", "answer_version": version}
+    )
+    pieces = page_of(bookkeeper_client, item).text("answer-raw")
+    assert pieces.index("The customer's words (by e-mail)") < pieces.index("taxin")
+    assert pieces.index("taxin") < pieces.index("Entered by the firm in the review app")
+    assert "Taxi till Volvo" in pieces
 
 
 def test_a_denial_can_be_corrected_after_confirming(bookkeeper_client):
@@ -297,7 +339,11 @@ def test_the_api_reports_a_replaced_answer(bookkeeper_client):
         content_type="application/json",
     )
     current = response.json()["current"]
-    assert current["replaced_answer"]["yours"] == {"summary": "Taxi", "raw_answer": "Taxi"}
+    mine = ClarificationEvent.objects.get(item_id=item.pk).payload["after"]["context_answer"]
+    assert current["replaced_answer"]["yours"] == {
+        "summary": "Taxi",
+        "raw_answer": entered_by_firm(mine["answered_at"], "Taxi"),
+    }
     assert current["replaced_answer"]["replaced_by"] == {"summary": "Lunch", "raw_answer": "Lunch"}
     assert current["answered_by"] is None
 

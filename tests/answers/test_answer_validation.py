@@ -218,6 +218,7 @@ def test_resend_needs_exactly_one_choice():
 
 
 NOW = dt.datetime(2026, 8, 3, 12, 30, 5, 123456, tzinfo=dt.UTC)
+STAMP = "2026-08-03T12:30:05.123Z"
 
 
 def test_answered_at_is_like_javascripts_to_iso_string():
@@ -226,6 +227,13 @@ def test_answered_at_is_like_javascripts_to_iso_string():
     assert utc_stamp(stockholm) == "2026-08-03T12:30:05.123Z"
     assert utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.000Z"
     assert utc_stamp(dt.datetime(2026, 1, 2, 3, 4, 5, 999999, tzinfo=dt.UTC)) == "2026-01-02T03:04:05.999Z"
+
+
+# Written out from the wording in reviewapp/answers/evidence.py's docstring and the README:
+# 12:30:05 UTC on 3 August 2026 is 14:30 summer time in Stockholm.
+ENTERED = "Inmatat av byrån i granskningsappen 2026-08-03 14:30 CEST: "
+WINTER_STAMP = "2026-12-01T15:05:59.999Z"
+WINTER_ENTERED = "Inmatat av byrån i granskningsappen 2026-12-01 16:05 CET: "
 
 
 def test_a_representation_is_written_in_the_intakes_shape():
@@ -239,7 +247,7 @@ def test_a_representation_is_written_in_the_intakes_shape():
         "participants": [{"name": "Anna Berg", "company": "Volvo"}, {"name": "Jakob", "company": "Volvo"}],
         "purpose": "Avtal",
         "event_date": "2026-07-29",
-        "raw_answer": "Deltagare: Anna Berg (Volvo), Jakob (Volvo)\nSyfte: Avtal\nDatum: 2026-07-29",
+        "raw_answer": ENTERED + "Deltagare: Anna Berg (Volvo), Jakob (Volvo); syfte: Avtal; datum: 2026-07-29",
         "answered_at": "2026-08-03T12:30:05.123Z",
     }
     assert new["pending_question"] == {"type": "representation", "asked_at": "x", "status": "answered"}
@@ -249,45 +257,92 @@ def test_a_representation_is_written_in_the_intakes_shape():
 def test_the_customers_own_words_are_the_raw_answer_verbatim():
     answer = validate(
         RepresentationAnswer(
-            participants=(ParticipantInput("Anna Berg"),), purpose="Avtal", raw_answer="  Anna från Volvo,\r\navtal  "
+            participants=(ParticipantInput("Anna Berg"),),
+            purpose="Avtal",
+            raw_answer="  Anna från Volvo,\r\navtal  ",
+            raw_answer_via="phone",
         )
     )
-    new = answered_context({}, answer, answered_at="T")
+    new = answered_context({}, answer, answered_at=STAMP)
     assert new["representation"]["raw_answer"] == "Anna från Volvo,\navtal"
 
 
-def test_no_made_up_quote_is_ever_written():
+def test_no_bare_rendering_that_reads_like_a_quote_is_ever_written():
     answer = validate(rep("Anna", purpose="Möte"))
-    raw = answered_context({}, answer, answered_at="T")["representation"]["raw_answer"]
-    assert raw == "Deltagare: Anna\nSyfte: Möte"
-    assert "besvarat i appen" not in raw
+    raw = answered_context({}, answer, answered_at=WINTER_STAMP)["representation"]["raw_answer"]
+    # Stockholm time, to the minute, with its zone: never the bare "Deltagare: Anna\nSyfte: Möte".
+    assert raw == WINTER_ENTERED + "Deltagare: Anna; syfte: Möte"
 
 
 def test_a_denial_is_written_in_the_intakes_shape():
-    new = answered_context({}, RepresentationAnswer(denied=True), answered_at="T")
+    new = answered_context({}, RepresentationAnswer(denied=True), answered_at=STAMP)
     assert new["representation"] == {
         "participants": [],
         "purpose": None,
         "event_date": None,
-        "raw_answer": "Inte representation",
-        "answered_at": "T",
+        "raw_answer": ENTERED + "Inte representation",
+        "answered_at": STAMP,
         "denied": True,
     }
 
 
 def test_only_a_denial_carries_denied():
-    new = answered_context({}, validate(rep("Anna")), answered_at="T")
+    new = answered_context({}, validate(rep("Anna")), answered_at=STAMP)
     assert "denied" not in new["representation"]
 
 
 def test_a_context_answer_is_the_note_and_the_context_answer():
     new = answered_context(
         {"pending_question": {"type": "context", "status": "moved_to_app"}},
-        validate(ContextAnswer(text="Taxi till kund", raw_answer="taxin till volvo")),
-        answered_at="T",
+        validate(ContextAnswer(text="Taxi till kund", raw_answer="taxin till volvo", raw_answer_via="email")),
+        answered_at=STAMP,
     )
     assert new["user_note"] == "Taxi till kund"
-    assert new["context_answer"] == {"raw_answer": "taxin till volvo", "answered_at": "T"}
+    assert new["context_answer"] == {"raw_answer": "taxin till volvo", "answered_at": STAMP}
+
+
+def test_a_context_answer_without_the_customers_words_names_the_firm():
+    new = answered_context({}, validate(ContextAnswer(text="Taxi till kund")), answered_at=STAMP)
+    assert new["user_note"] == "Taxi till kund"
+    assert new["context_answer"] == {"raw_answer": ENTERED + "Taxi till kund", "answered_at": STAMP}
+
+
+def test_an_answer_over_the_chats_half_answer_keeps_the_customers_words():
+    half = {"representation": {"participants": [{"name": "Elias", "company": None}], "raw_answer": "Elias"}}
+    new = answered_context(half, validate(rep("Elias", purpose="Säljmöte")), answered_at=STAMP)
+    assert new["representation"]["raw_answer"] == "Elias\n" + ENTERED + "Deltagare: Elias; syfte: Säljmöte"
+
+
+def test_an_amendment_appends_to_the_raw_answer_and_takes_its_own_answered_at():
+    first = answered_context({}, validate(rep("Anna", purpose="Möte")), answered_at=STAMP)
+    correction = RepresentationAnswer(
+        participants=(ParticipantInput("Anna"), ParticipantInput("Bo Ek")),
+        purpose="Möte",
+        raw_answer="Bo Ek var också med",
+        raw_answer_via="message",
+        amend=True,
+        expected_version="0" * 32,
+    )
+    second = answered_context(first, validate(correction), answered_at=WINTER_STAMP)
+    assert second["representation"] == {
+        "participants": [{"name": "Anna", "company": None}, {"name": "Bo Ek", "company": None}],
+        "purpose": "Möte",
+        "event_date": None,
+        "raw_answer": ENTERED + "Deltagare: Anna; syfte: Möte\nBo Ek var också med",
+        # accounted's intake sets answered_at to the second message's time (process-inbound.ts, 66851ff).
+        "answered_at": WINTER_STAMP,
+    }
+
+
+def test_a_context_amendment_appends_too():
+    first = answered_context({}, validate(ContextAnswer(text="Taxi")), answered_at=STAMP)
+    correction = ContextAnswer(text="Taxi till Volvo", amend=True, expected_version="0" * 32)
+    second = answered_context(first, validate(correction), answered_at=WINTER_STAMP)
+    assert second["context_answer"] == {
+        "raw_answer": ENTERED + "Taxi\n" + WINTER_ENTERED + "Taxi till Volvo",
+        "answered_at": WINTER_STAMP,
+    }
+    assert second["user_note"] == "Taxi till Volvo"
 
 
 def test_readable_changes_nothing_but_the_status():
@@ -295,7 +350,7 @@ def test_readable_changes_nothing_but_the_status():
         "quality": {"blur": 0.8, "resend_requested_at": "R"},
         "pending_question": {"type": "resend", "status": "moved_to_app"},
     }
-    new = answered_context(ctx, ResendAnswer(readable=True), answered_at="T")
+    new = answered_context(ctx, ResendAnswer(readable=True), answered_at=STAMP)
     assert new == {
         "quality": {"blur": 0.8, "resend_requested_at": "R"},
         "pending_question": {"type": "resend", "status": "answered"},
@@ -305,21 +360,29 @@ def test_readable_changes_nothing_but_the_status():
 def test_a_replaced_item_is_superseded_like_the_intake_does_it():
     ctx = {
         "quality": {"resend_requested_at": "R", "checked_by": {"model": "v2"}},
-        "pending_question": {"type": "resend", "status": "moved_to_app"},
+        "pending_question": {"type": "resend", "asked_at": "A", "status": "moved_to_app"},
     }
     replaced = ResendAnswer(replaced_by="2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00")
-    new = answered_context(ctx, replaced, answered_at="T")
-    assert new["quality"] == {
-        "resend_requested_at": "R",
-        "checked_by": {"model": "v2"},
-        "resent": True,
-        "superseded": True,
-    }
+    new = answered_context(ctx, replaced, answered_at=STAMP)
+    # resolveResendQuestion (process-inbound.ts, 66851ff) writes these three keys and no other.
+    assert new["quality"] == {"resend_requested_at": "R", "resent": True, "superseded": True}
+    # Without any request time JavaScript's undefined leaves the key out of the JSON.
+    bare = {"quality": {"blur_score": 0.7}, "pending_question": {"type": "resend", "status": "moved_to_app"}}
+    assert answered_context(bare, replaced, answered_at=STAMP)["quality"] == {"resent": True, "superseded": True}
+
+
+@pytest.mark.parametrize("quality", [None, {}, {"blur_score": 0.7}, {"resend_requested_at": None}, "garbage"])
+def test_a_resend_moved_over_budget_takes_the_questions_asked_at(quality):
+    ctx = {"pending_question": {"type": "resend", "asked_at": "A", "status": "moved_to_app"}}
+    if quality is not None:
+        ctx["quality"] = quality
+    new = answered_context(ctx, ResendAnswer(replaced_by="2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00"), answered_at=STAMP)
+    assert new["quality"] == {"resend_requested_at": "A", "resent": True, "superseded": True}
 
 
 def test_a_pending_question_keeps_its_extra_keys():
     ctx = {"pending_question": {"type": "context", "asked_at": "A", "status": "moved_to_app", "wamid": "w1"}}
-    new = answered_context(ctx, ContextAnswer(text="x"), answered_at="T")
+    new = answered_context(ctx, ContextAnswer(text="x"), answered_at=STAMP)
     assert new["pending_question"] == {"type": "context", "asked_at": "A", "status": "answered", "wamid": "w1"}
 
 
@@ -327,14 +390,50 @@ def test_a_pending_question_keeps_its_extra_keys():
 
 
 def test_the_customers_words_are_free_text_with_a_limit():
-    validate(ContextAnswer(text="Taxi", raw_answer="r" * 2000))
-    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="r" * 2001))
-    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="a\x00b"))
+    validate(ContextAnswer(text="Taxi", raw_answer="r" * 2000, raw_answer_via="phone"))
+    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="r" * 2001, raw_answer_via="phone"))
+    assert "raw_answer" in errors_of(ContextAnswer(text="Taxi", raw_answer="a\x00b", raw_answer_via="phone"))
 
 
 def test_a_denial_may_carry_the_customers_words():
-    cleaned = validate(RepresentationAnswer(denied=True, raw_answer=" Nej, privat middag "))
-    assert cleaned == RepresentationAnswer(denied=True, raw_answer="Nej, privat middag")
+    cleaned = validate(RepresentationAnswer(denied=True, raw_answer=" Nej, privat middag ", raw_answer_via="email"))
+    assert cleaned == RepresentationAnswer(denied=True, raw_answer="Nej, privat middag", raw_answer_via="email")
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        ContextAnswer(text="Taxi", raw_answer="taxin"),
+        RepresentationAnswer(denied=True, raw_answer="Nej"),
+        RepresentationAnswer(participants=(ParticipantInput("Anna"),), purpose="Möte", raw_answer="Anna och jag"),
+    ],
+)
+def test_the_customers_words_need_where_they_came_from(answer):
+    assert errors_of(answer) == {
+        "raw_answer_via": ["Say where the customer's words came from: phone, e-mail or a message."]
+    }
+    # The live preview shows a half-done answer: the source may still be chosen.
+    validate(answer, complete=False)
+
+
+@pytest.mark.parametrize("via", ["phone", "email", "message"])
+def test_each_source_of_the_customers_words_is_taken(via):
+    cleaned = validate(ContextAnswer(text="Taxi", raw_answer="taxin", raw_answer_via=via))
+    assert cleaned.raw_answer_via == via
+
+
+@pytest.mark.parametrize("words", ["", "  ", "\u200b"])
+def test_a_source_without_words_is_refused(words):
+    errors = errors_of(ContextAnswer(text="Taxi", raw_answer=words, raw_answer_via="phone"))
+    assert errors == {
+        "raw_answer_via": ["A source belongs to the customer's words: write them, or leave the source empty."]
+    }
+
+
+@pytest.mark.parametrize("via", ["sms", "chat", "PHONE", "telefon"])
+def test_an_unknown_source_is_refused(via):
+    errors = errors_of(ContextAnswer(text="Taxi", raw_answer="taxin", raw_answer_via=via))
+    assert errors == {"raw_answer_via": ["Unknown source; use one of: phone, email, message."]}
 
 
 @pytest.mark.parametrize("value", ["nej", "12345", "2b0d8a8e-3f55"])

@@ -16,7 +16,7 @@ from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import answer_question
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
-from tests.answers.conftest import conversation, history, make_conversation, stored_context
+from tests.answers.conftest import conversation, entered_by_firm, history, make_conversation, stored_context
 from tests.html import Page
 
 pytestmark = pytest.mark.django_db
@@ -351,7 +351,7 @@ def test_the_commands_journey_late_reply_after_an_app_answer_lands_as_a_note(boo
     assert "follow_up" in reply
     ctx = stored_context(item)
     assert ctx["user_note"] == "Taxi\noch parkering"
-    assert ctx["context_answer"]["raw_answer"] == "Taxi"
+    assert ctx["context_answer"]["raw_answer"] == entered_by_firm(ctx["context_answer"]["answered_at"], "Taxi")
 
 
 def test_a_simulated_overwrite_is_detected_and_shown(bookkeeper_client):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from tests import factories
+from tests.answers.conftest import answer_url, moved_item, representation_post
 from tests.html import page_of
 from tests.inbox.helpers import denial
 from tests.items.page import url
@@ -20,7 +22,8 @@ def test_the_human_said_section_shows_the_denial_with_the_raw_answer_and_time(bo
 
     said = page_of(bookkeeper_client.get(url(item))).words("human-said")
 
-    assert "Not representation: nej, bara jag (answered 2026-08-01 12:00)" in said
+    # The chat's reply is the customer's words, and says so.
+    assert "Not representation (answered 2026-08-01 12:00) The customer's words (from the chat) nej, bara jag" in said
 
 
 def test_the_human_said_section_shows_participants_purpose_and_date(bookkeeper_client, company):
@@ -43,7 +46,8 @@ def test_the_human_said_section_shows_participants_purpose_and_date(bookkeeper_c
     assert "Jakob W" in said
     assert "Kundmöte om ramavtal" in said
     assert "2026-07-29" in said
-    assert "Anna Berg från Volvo och Jakob, ramavtal" in said
+    assert "The customer's words (from the chat) Anna Berg från Volvo och Jakob, ramavtal" in said
+    assert "as typed" not in said
 
 
 def test_the_note_is_shown_beside_the_persons_own_words(bookkeeper_client, company):
@@ -60,7 +64,59 @@ def test_the_note_is_shown_beside_the_persons_own_words(bookkeeper_client, compa
 
     said = page.words("human-said")
     assert "Note Skrivarbläck" in said
-    assert "Their own words bläck till skrivaren typ answered 2026-08-02 10:00" in said
+    assert (
+        "Stored answer The customer's words (from the chat) bläck till skrivaren typ answered 2026-08-02 10:00" in said
+    )
+
+
+# --- Who wrote the stored raw_answer ----------------------------------------------
+
+
+def _said(client, item) -> str:  # type: ignore[no-untyped-def]
+    return page_of(client.get(reverse("item_detail", args=[item.pk]))).words("human-said")
+
+
+def test_an_app_answer_without_the_customers_words_is_labelled_as_the_firms_not_theirs(bookkeeper_client):
+    item = moved_item("representation")
+    bookkeeper_client.post(answer_url(item), representation_post([("Anna Berg", "Volvo")], purpose="Avtalsmöte"))
+    said = _said(bookkeeper_client, item)
+    assert "Entered by the firm in the review app Inmatat av byrån i granskningsappen " in said
+    assert "Deltagare: Anna Berg (Volvo); syfte: Avtalsmöte" in said
+    assert "customer's words" not in said
+    assert "as typed" not in said
+
+
+def test_the_customers_words_are_labelled_with_where_they_came_from(bookkeeper_client):
+    item = moved_item("representation")
+    data = representation_post(
+        [("Anna Berg", "")], purpose="Avtalsmöte", raw_answer="Jag och Anna från Volvo", raw_answer_via="email"
+    )
+    bookkeeper_client.post(answer_url(item), data)
+    said = _said(bookkeeper_client, item)
+    assert "The customer's words (by e-mail) Jag och Anna från Volvo" in said
+    assert "Entered by the firm" not in said
+
+
+def test_an_amended_context_answer_shows_each_piece_with_its_own_label(bookkeeper_client):
+    item = moved_item("context")
+    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    page = page_of(bookkeeper_client.get(reverse("item_answer", args=[item.pk])))
+    version = page.values(type="hidden")["answer_version"]
+    bookkeeper_client.post(
+        answer_url(item),
+        {
+            "question": "context",
+            "text": "Taxi till Volvo",
+            "raw_answer": "taxin till Volvo i Torslanda",
+            "raw_answer_via": "message",
+            "amend": "1",
+            "answer_version": version,
+        },
+    )
+    said = _said(bookkeeper_client, item)
+    first = said.index("Entered by the firm in the review app Inmatat av byrån i granskningsappen ")
+    second = said.index("The customer's words (in a message) taxin till Volvo i Torslanda")
+    assert first < second
 
 
 def test_the_caption_is_marked_as_never_shown_to_the_agent(bookkeeper_client, company):
@@ -132,3 +188,18 @@ def test_bookkeepers_do_not_see_the_raw_channel_context(bookkeeper_client, compa
 
     assert not page_of(response).has("raw-context")
     assert '"user_note"' not in response.content.decode()
+
+
+def test_the_api_gives_each_piece_of_the_raw_answer_with_its_source(bookkeeper_client):
+    item = moved_item("representation", representation={"participants": [], "raw_answer": "Elias"})
+    data = representation_post(
+        [("Elias", "")], purpose="Säljmöte", raw_answer="Elias och jag, säljmöte", raw_answer_via="phone"
+    )
+    bookkeeper_client.post(answer_url(item), data)
+    human = bookkeeper_client.get(reverse("api_item", args=[item.pk])).json()["human"]
+    assert human["representation_raw_answer"] == "Elias\nElias och jag, säljmöte"
+    assert human["representation_raw_answer_pieces"] == [
+        {"text": "Elias", "source": "chat"},
+        {"text": "Elias och jag, säljmöte", "source": "phone"},
+    ]
+    assert human["context_answer_raw_pieces"] == []

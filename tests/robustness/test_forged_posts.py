@@ -124,7 +124,7 @@ def test_the_token_a_page_prints_is_masked_once_and_answers_from_its_form_and_ht
     # … and the server takes it from a form field and from htmx's header alike.
     htmx = keeper.post(_answer(item), GOOD_CONTEXT_FORM, headers={"HX-Request": "true", "X-CSRFToken": token})
     assert htmx.status_code == 200
-    assert InboxItem.objects.get(pk=item.pk).channel_context["context_answer"]["raw_answer"] == "Fika med kund"
+    assert InboxItem.objects.get(pk=item.pk).channel_context["user_note"] == "Fika med kund"
     assert keeper.post(reverse("logout"), {"csrfmiddlewaretoken": token}).status_code == 302
 
 
