@@ -315,11 +315,13 @@ def test_a_quoted_reply_to_an_answered_question_is_a_follow_up_on_the_note(bookk
     item, entry = _moved(company, "context", ASKED)
     make_conversation(item, context={"recent_questions": [entry]})
     answer_question(item_id=item.pk, user=bookkeeper, answer=ContextAnswer(text="Taxi till kund"))
+    answered_at = stored_context(item)["context_answer"]["answered_at"]
     routed = intake.late_reply(item.pk, text="  och tillbaka ", now=ASKED + dt.timedelta(days=3))
     assert (routed.outcome, routed.item_id) == ("follow_up", str(item.pk))
     ctx = stored_context(item)
     assert ctx["user_note"] == "Taxi till kund\noch tillbaka"
-    assert ctx["context_answer"]["raw_answer"] == "Taxi till kund"
+    # The follow-up goes on the note only: the app's attributed text stays as written.
+    assert ctx["context_answer"]["raw_answer"] == entered_by_firm(answered_at, "Taxi till kund")
 
 
 def test_a_text_while_a_resend_is_awaited_is_a_note_on_that_item():
