@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -229,7 +230,7 @@ def answer_panel(
     elif status == "moved_to_app" and question in QUESTION_TYPES:
         panel.mode = "answer"
         if may_answer:
-            panel.show_form(form or answer_form(question, channel_context=ctx))
+            panel.show_form(form or answer_form(question, channel_context=ctx, raw_download=_raw_download(item, user)))
             if reserve and isinstance(user, User):
                 panel.held_by = hold(item, user)
     elif status == "moved_to_app":
@@ -243,10 +244,23 @@ def answer_panel(
                 words = panel.answered.customer_words or ""
                 version = panel.answered.version
                 panel.show_form(
-                    form or answer_form(question, channel_context=ctx, amend_version=version, customer_words=words)
+                    form
+                    or answer_form(
+                        question,
+                        channel_context=ctx,
+                        amend_version=version,
+                        customer_words=words,
+                        raw_download=_raw_download(item, user),
+                    )
                 )
     panel.focus = panel.focus or _focus(panel)
     return panel
+
+
+def _raw_download(item: InboxItem, user: Viewer) -> str:
+    """Where the stored channel_context downloads whole, for a user who may see it (the form quotes it cut)."""
+    may = isinstance(user, User | AnonymousUser) and user.has_perm(roles.VIEW_RAW)
+    return reverse("item_raw", args=[item.pk, "channel_context"]) if may else ""
 
 
 def _focus(panel: AnswerPanel) -> str | None:
@@ -265,7 +279,8 @@ def app_answer(event: ClarificationEvent, question: str, ctx: object) -> AppAnsw
     from_customer = event.payload.get("raw_answer_source") == "customer"
     return AppAnswer(
         by=AnsweredBy.of(event),
-        text=text,
+        text=text.shown() if text else None,
+        # Whole: it pre-fills the correction's field (``reviewapp.forms.answer`` refuses one past its limit).
         customer_words=text.raw_answer if text and from_customer else None,
         version=answer_version(value),
     )
