@@ -93,7 +93,7 @@ class CompanyFilter(admin.SimpleListFilter):
         visible = access.company_ids(request.user)
         if visible is not None:
             companies = companies.filter(id__in=visible)  # not even the names of the others
-        return [(str(pk), name) for pk, name in companies.values_list("id", "name")]
+        return [(str(pk), _short(name)) for pk, name in companies.values_list("id", "name")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         try:
@@ -196,7 +196,7 @@ class IndexedItemAdmin(admin.ModelAdmin):
 
     @admin.display(description=_("total"))
     def total_amount(self, item: IndexedItem) -> str:
-        return "—" if item.total is None else f"{item.total} {item.currency}"
+        return "—" if item.total is None else f"{item.total} {_short(item.currency)}"
 
     @admin.display(description=_("states"))
     def state_labels(self, item: IndexedItem) -> str:

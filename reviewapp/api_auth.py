@@ -26,6 +26,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from reviewapp.models import ApiToken
+from reviewapp.rendering_caps import PRINTED_TEXT_MAX_CHARS, capped_for_json
 
 TOKEN_PREFIX = "rvw_"  # noqa: S105 - a visible marker, not a secret
 
@@ -69,8 +70,22 @@ def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
     return check.process_view(request, lambda r: HttpResponse(), (), {})
 
 
+def json_response(data: dict[str, Any], *, status: int = 200) -> JsonResponse:
+    """Every JSON answer of the API: ``data`` with each string within the printed cap.
+
+    The one place the API keeps ``reviewapp.rendering_caps.PRINTED_TEXT_MAX_CHARS``
+    (``capped_for_json``: a cut string's object says so in ``"truncated"``),
+    whatever view built ``data`` and however a stored text reached it.
+    """
+    response = JsonResponse(data, status=status)
+    if len(response.content) <= PRINTED_TEXT_MAX_CHARS:
+        # No string in it can be longer than the whole: nothing to walk (the list's 50 rows are about 30 KB).
+        return response
+    return JsonResponse(capped_for_json(data), status=status)
+
+
 def json_error(status: int, message: str, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": message, **extra}, status=status)
+    return json_response({"error": message, **extra}, status=status)
 
 
 def api_view(

@@ -19,7 +19,7 @@ the same meaning:
   put in by Django's backend for every page rendered with a request;
 - the filters Django's pages used (``date``, ``time``, ``timeuntil``,
   ``floatformat``, ``capfirst``, ``truncatechars``) and the app's own
-  (``local_date``, ``agent_capped``, ``exact_text``) and ``cut()``.
+  (``local_date``, ``agent_capped``, ``exact_text``, ``short``) and ``cut()``.
 
 As in Django's templates, a printed value that is not text is shown the way
 Django shows it (``finalize``): an aware time in the reader's time zone,
@@ -42,9 +42,11 @@ from django.utils import translation
 from django.utils.formats import localize
 from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # public, not in django-stubs
 from django_htmx.jinja import htmx_script
+from markupsafe import Markup
 
 from reviewapp.dates import local_date
-from reviewapp.items.page_text import agent_capped, cut, exact_text
+from reviewapp.items.page_text import agent_capped, cut, exact_text, printed_markup, printed_text, short_text
+from reviewapp.rendering_caps import PRINTED_MARKUP_MAX_CHARS, PRINTED_TEXT_MAX_CHARS
 
 
 def url(name: str, *args: Any, **kwargs: Any) -> str:
@@ -62,10 +64,29 @@ def _fixed_path(name: str, script_prefix: str, urlconf: str | None) -> str:
 
 
 def _finalize(value: Any) -> Any:
-    """What Django's templates do to a printed value: local time, localized numbers and dates."""
-    if isinstance(value, str):  # text (and safe text) as it is: the common case first
+    """What Django's templates do to a printed value (local time, localized numbers and dates), within the cap.
+
+    Every value a page prints passes here, so this is where the one cap on
+    printed stored text is kept (``reviewapp.rendering_caps``): text past
+    ``PRINTED_TEXT_MAX_CHARS`` is cut with a plain-text mark saying so, and
+    HTML built in Python (a form field, a macro, anything with ``__html__``)
+    past ``PRINTED_MARKUP_MAX_CHARS`` is left out with a note.
+    """
+    if isinstance(value, str):  # text (and safe text): the common case first
+        if len(value) <= PRINTED_TEXT_MAX_CHARS:
+            return value
+        if hasattr(value, "__html__"):
+            return value if len(value) <= PRINTED_MARKUP_MAX_CHARS else printed_markup(value)
+        return printed_text(value)
+    if hasattr(value, "__html__"):  # a form, a bound field: rendered here, so its length is known
+        html = value.__html__()
+        # The value's own __html__: escaped by whoever built it, as Jinja2 would print it.
+        return Markup(html) if len(html) <= PRINTED_MARKUP_MAX_CHARS else printed_markup(html)  # noqa: S704
+    value = localize(template_localtime(value))
+    if isinstance(value, str | int | float | dt.date | dt.time) or value is None:
         return value
-    return localize(template_localtime(value))
+    # Anything else prints as its str(): cut like text.
+    return printed_text(str(value))
 
 
 def _date(value: dt.date | dt.datetime | None, arg: str | None = None) -> str:
@@ -111,6 +132,7 @@ def environment(**options: Any) -> jinja2.Environment:
         local_date=local_date,
         agent_capped=agent_capped,
         exact_text=exact_text,
+        short=short_text,
     )
     return env
 

@@ -7,6 +7,10 @@ or an API answer takes from a stored row goes through a cap here; what is cut
 is still one click away in full (``GET /items/<id>/raw/<column>/``, for
 those who may see the raw JSON).
 
+Behind the per-field caps is one cap for every printed text, however it
+reaches a page or a JSON answer (``PRINTED_TEXT_MAX_CHARS``, below, and
+where it is kept).
+
 The bound: an item page or ``GET /api/items/<id>`` carries at most
 ``PAGE_MAX_CHARS`` characters of stored text. It is a sum of the per-field
 caps below (``page_budget()`` adds them up; a test holds it under the bound).
@@ -80,6 +84,30 @@ MESSAGE_MAX_CHARS: Final = 4_096
 #: The answer form's prefilled values (participants, purpose, text).
 ANSWER_FORM_MAX_CHARS: Final = 80_000
 
+# --- The one cap every printed value goes through ------------------------------
+#
+# The caps above are per field: each gives a documented, shorter cut with a
+# marker and a download where a page or the API knows the field. The cap
+# below is the guarantee behind them, for every value however it reaches a
+# page or a JSON answer: the Jinja2 environment's ``finalize``
+# (``reviewapp.jinja``) cuts every printed text to it, the ``exact_text``
+# filter of the verbatim blocks too, Django's form widgets are never
+# pre-filled with more (``reviewapp.forms.renderer``), and every JSON answer
+# of the API is cut by ``capped_for_json`` (``reviewapp.api_auth.json_response``).
+
+#: Characters of one printed text (a value in a template, a string in a JSON
+#: answer). Above every per-field cap (the raw JSON's 200 000 is the largest)
+#: and above the 256 KiB the preview accepts per field, so nothing bounded
+#: already (the prompt lines and agent view of an item or of a preview input,
+#: a golden case saved from the preview) is ever cut by it.
+PRINTED_TEXT_MAX_CHARS: Final = 300_000
+
+#: Characters of one printed piece of HTML built in Python (a form field, a
+#: macro's output, a translation with a stored value in it). Text escaped for
+#: HTML grows by at most six times (``&#34;``), so only markup that cannot be
+#: a capped text is ever replaced, by a note saying how long it was.
+PRINTED_MARKUP_MAX_CHARS: Final = 6 * PRINTED_TEXT_MAX_CHARS
+
 
 def page_budget() -> int:
     """The per-field caps added up: what one page or API answer can carry at most."""
@@ -124,6 +152,80 @@ def capped_text(text: str, *, max_chars: int = HUMAN_TEXT_MAX_CHARS) -> CappedTe
     if max_chars < 0:
         raise ValueError("max_chars must not be negative")
     return CappedText(text[:max_chars], len(text) > max_chars, len(text))
+
+
+def capped_for_json(value: Any, *, max_chars: int = PRINTED_TEXT_MAX_CHARS) -> Any:
+    """``value`` (what a JSON answer holds) with every string and key cut to ``max_chars``.
+
+    A value that needs no cut comes back as it is (the same object). A cut
+    string is recorded as the API records the per-field cuts: its object
+    gains ``"truncated": {name: original length}``, where ``name`` is the
+    member's key, or its path from the nearest object for a string inside
+    lists (``"lines.3"``). An object whose own ``"truncated"`` is not an
+    object keeps it (the cut string then says nothing more). Walks with a
+    stack, so no nesting depth raises ``RecursionError``.
+    """
+    if not _needs_cut(value, max_chars):
+        return value
+    return _cut_copy(value, max_chars)
+
+
+def _needs_cut(root: Any, max_chars: int) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if len(node) > max_chars:
+                return True
+        elif isinstance(node, dict):
+            for key, member in node.items():
+                if isinstance(key, str) and len(key) > max_chars:
+                    return True
+                stack.append(member)
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
+
+
+def _cut_copy(root: Any, max_chars: int) -> Any:
+    """A copy of ``root`` with long strings and keys cut (see ``capped_for_json``)."""
+    holder: list[Any] = [None]
+    objects: list[tuple[dict[Any, Any], dict[str, int]]] = []
+    # Each entry: the value to copy, the container its copy goes in and where,
+    # the cuts of the nearest object and the path from it.
+    stack: list[tuple[Any, Any, Any, dict[str, int] | None, str]] = [(root, holder, 0, None, "")]
+    while stack:
+        node, into, where, cuts, path = stack.pop()
+        if isinstance(node, str):
+            if len(node) > max_chars:
+                if cuts is not None:
+                    cuts[path] = len(node)
+                node = node[:max_chars]
+            into[where] = node
+        elif isinstance(node, dict):
+            copy: dict[Any, Any] = {}
+            own: dict[str, int] = {}
+            for key, member in node.items():
+                name = key
+                if isinstance(key, str) and len(key) > max_chars:
+                    name = key[:max_chars]
+                    own[name] = len(key)
+                copy[name] = None
+                stack.append((member, copy, name, own, str(name)))
+            objects.append((copy, own))
+            into[where] = copy
+        elif isinstance(node, list | tuple):
+            items: list[Any] = [None] * len(node)
+            for index, member in enumerate(node):
+                stack.append((member, items, index, cuts, f"{path}.{index}" if path else str(index)))
+            into[where] = items
+        else:
+            into[where] = node
+    for copy, own in objects:
+        known = copy.get("truncated")
+        if own and (known is None or isinstance(known, dict)):
+            copy["truncated"] = {**(known or {}), **own}
+    return holder[0]
 
 
 class TextBudget:

@@ -131,7 +131,7 @@ TEMPLATES = [
         "OPTIONS": {"context_processors": _CONTEXT_PROCESSORS},
     },
 ]
-FORM_RENDERER = "django.forms.renderers.TemplatesSetting"
+FORM_RENDERER = "reviewapp.forms.renderer.FormRenderer"
 
 # Two PostgreSQL databases. ``default`` is the review app's own (users,
 # sessions, cache, tokens, golden cases, the list's read model, its answer

@@ -23,7 +23,9 @@ from reviewapp import states
 from reviewapp.answers.channel_context import answer_value
 from reviewapp.answers.inputs import CONTEXT, REPRESENTATION
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.items.page_text import noted_cut
 from reviewapp.models import ClarificationEvent
+from reviewapp.rendering_caps import HUMAN_TEXT_MAX_CHARS
 
 # The questions whose answer is a value that can be compared and amended.
 COMPARED = (REPRESENTATION, CONTEXT)
@@ -89,6 +91,11 @@ class AnswerText:
 
     def to_json(self) -> dict[str, Any]:
         return {"summary": self.summary, "raw_answer": self.raw_answer}
+
+    def shown(self) -> AnswerText:
+        """The answer as a page or the API shows it: each text cut at ``HUMAN_TEXT_MAX_CHARS``, marked where cut."""
+        raw = None if self.raw_answer is None else noted_cut(self.raw_answer, HUMAN_TEXT_MAX_CHARS)
+        return AnswerText(noted_cut(self.summary, HUMAN_TEXT_MAX_CHARS), raw)
 
 
 def answer_text(question: str, value: Any) -> AnswerText | None:
@@ -196,8 +203,8 @@ def replaced_answer(item: InboxItem, log_entries: Iterable[ClarificationEvent]) 
                 question=question,
                 answered_at=event.occurred_at,
                 actor=event.actor_label,
-                yours=yours,
-                replaced_by=now_text,
+                yours=yours.shown(),
+                replaced_by=now_text.shown() if now_text else None,
                 replaced_at=replaced_at,
                 event_id=event.pk,
             )

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -240,7 +241,7 @@ def answer_panel(
     elif status == "moved_to_app" and question in QUESTION_TYPES:
         panel.mode = "answer"
         if may_answer:
-            panel.show_form(form or answer_form(question, channel_context=ctx))
+            panel.show_form(form or answer_form(question, channel_context=ctx, raw_download=_raw_download(item, user)))
             if reserve and isinstance(user, User):
                 panel.held_by = hold(item, user)
     elif status == "moved_to_app":
@@ -252,9 +253,20 @@ def answer_panel(
             panel.answered = app_answer(event, question, ctx, log)
             if may_answer and not item.is_booked:
                 version = panel.answered.version
-                panel.show_form(form or answer_form(question, channel_context=ctx, amend_version=version))
+                panel.show_form(
+                    form
+                    or answer_form(
+                        question, channel_context=ctx, amend_version=version, raw_download=_raw_download(item, user)
+                    )
+                )
     panel.focus = panel.focus or _focus(panel)
     return panel
+
+
+def _raw_download(item: InboxItem, user: Viewer) -> str:
+    """Where the stored channel_context downloads whole, for a user who may see it (the form quotes it cut)."""
+    may = isinstance(user, User | AnonymousUser) and user.has_perm(roles.VIEW_RAW)
+    return reverse("item_raw", args=[item.pk, "channel_context"]) if may else ""
 
 
 def _focus(panel: AnswerPanel) -> str | None:
@@ -270,9 +282,10 @@ def _focus(panel: AnswerPanel) -> str | None:
 def app_answer(event: ClarificationEvent, question: str, ctx: object, log: list[ClarificationEvent]) -> AppAnswer:
     """The app's answer ``event`` that ``ctx`` holds, with its ``raw_answer`` read into labelled pieces."""
     value = answer_value(ctx, question)
+    text = answer_text(question, value)
     return AppAnswer(
         by=AnsweredBy.of(event),
-        text=answer_text(question, value),
+        text=text.shown() if text else None,
         raw_parts=raw_pieces(ctx, question, log),
         version=answer_version(value),
     )

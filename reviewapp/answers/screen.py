@@ -48,8 +48,10 @@ from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
 from reviewapp.inbox.landing import landing_query
 from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.items.caps import SUMMARY_MAX_CHARS, Cuts, shrink_json, with_cuts
 from reviewapp.items.links import item_links
 from reviewapp.models import IndexedItem
+from reviewapp.rendering_caps import AGENT_VIEW_MAX_CHARS, LINES_MAX_CHARS, capped_json
 
 # Posted fields that are not part of what was typed (never carried through the denial's confirmation).
 NOT_TYPED: Final = frozenset({"csrfmiddlewaretoken", "action"})
@@ -152,19 +154,30 @@ def state_json(item: InboxItem, user: Viewer) -> dict[str, Any]:
     amendable = isinstance(question, str) and not item.is_booked and app_answer_in_place(ctx, question, log) is not None
     replaced = replaced_answer(item, log)
     links = item_links(item.pk, user)
-    return {
-        "id": str(item.pk),
-        "summary": out["summary"],
-        "lines": out["lines"],
-        "notes": out["notes"],
-        "pending_question": pending,
-        "states": sorted(states.compute(ctx, item.extracted_data, booked=item.is_booked).states),
-        "answered_by": by.to_json() if by else None,
-        "answer_version": answer_version(answer_value(ctx, str(question))) if amendable else None,
-        "replaced_answer": replaced.to_json() if replaced else None,
-        "replaced_by_item": str(links.replaced_by.item_id) if links.replaced_by else None,
-        "replaces_items": [str(link.item_id) for link in links.replaces],
-    }
+    # Cut as GET /api/items/<id> cuts them (reviewapp.items.caps): a stored
+    # text of any length gives an answer of a bounded size.
+    cuts = Cuts()
+    summary, summary_cut = shrink_json(out["summary"])
+    pending_shown, pending_cut = shrink_json(pending, max_chars=SUMMARY_MAX_CHARS // 10)
+    for name, value, cut in (("summary", out["summary"], summary_cut), ("pending_question", pending, pending_cut)):
+        if cut:
+            cuts.original[name] = capped_json(value, max_chars=0, max_depth=0).original_chars
+    return with_cuts(
+        {
+            "id": str(item.pk),
+            "summary": summary,
+            "lines": list(cuts.lines("lines", out["lines"], max_chars=LINES_MAX_CHARS)),
+            "notes": cuts.text("notes", out["notes"], max_chars=AGENT_VIEW_MAX_CHARS),
+            "pending_question": pending_shown,
+            "states": sorted(states.compute(ctx, item.extracted_data, booked=item.is_booked).states),
+            "answered_by": by.to_json() if by else None,
+            "answer_version": answer_version(answer_value(ctx, str(question))) if amendable else None,
+            "replaced_answer": replaced.to_json() if replaced else None,
+            "replaced_by_item": str(links.replaced_by.item_id) if links.replaced_by else None,
+            "replaces_items": [str(link.item_id) for link in links.replaces],
+        },
+        cuts.original,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.formats import localize
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp.answers.evidence import EMAIL, MESSAGE, PHONE
@@ -39,6 +41,7 @@ from reviewapp.answers.validation import (
     AnswerInvalid,
     validate,
 )
+from reviewapp.items.page_text import noted_cut
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -52,6 +55,9 @@ DENY_CONFIRM: Final = "deny_confirm"
 EDIT: Final = "edit"
 ADD_ROW: Final = "add_row"
 ACTIONS: Final = (SAVE, DENY, DENY_CONFIRM, EDIT, ADD_ROW)
+
+# How much of a stored value too long for its field the field's help quotes.
+OVERLONG_QUOTE_CHARS: Final = 200
 
 # Bound formsets never build more rows than this, whatever TOTAL_FORMS says;
 # beyond MAX_PARTICIPANTS the answer is refused with a message anyway.
@@ -108,6 +114,40 @@ class _FirstRadioFocus(forms.RadioSelect):
         return option
 
 
+def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
+    """Leave out of an unbound form's pre-filled values each one longer than its field takes.
+
+    A stored value can be of any length (another program wrote it); the
+    field's ``maxlength`` is what a person may type and what the answer
+    accepts. Pre-filled, a 2 MB name made a 3 MB page, and the browser would
+    have cut it at ``maxlength`` silently on saving. Instead the field is left
+    empty and its help says so, quoting the start of the stored value, with
+    the stored JSON's download for those who may have it (``raw_download``).
+    """
+    for name, field in form.fields.items():
+        value = form.initial.get(name)
+        limit = field.widget.attrs.get("maxlength")
+        if not isinstance(value, str) or not isinstance(limit, int) or len(value) <= limit:
+            continue
+        form.initial[name] = ""
+        note = _(
+            "The stored value has %(total)s characters, more than the %(limit)s this field takes, so it is "
+            "not filled in: enter it anew. It begins: “%(start)s”"
+        ) % {"total": localize(len(value)), "limit": localize(limit), "start": noted_cut(value, OVERLONG_QUOTE_CHARS)}
+        link = (
+            format_html(' <a href="{}" class="cut-download" download>{}</a>', raw_download, _("Show all: download"))
+            if raw_download
+            else ""
+        )
+        field.help_text = format_html(
+            '{}<span class="overlong-value" data-stored-chars="{}"> {}</span>{}',
+            field.help_text,
+            len(value),
+            note,
+            link,
+        )
+
+
 class AnswerForm(forms.Form):
     """What every answer form does: the posted fields as an ``Answer`` that passed ``validate``.
 
@@ -128,18 +168,24 @@ class AnswerForm(forms.Form):
         channel_context: object = None,
         action: str = SAVE,
         amend_version: str = "",
+        raw_download: str = "",
     ) -> None:
         """Bound to ``data`` when given, else prefilled from ``channel_context``.
 
         ``amend_version`` (the current answer's ``answer_version``) makes an
         unbound form a correction of the app's answer, prefilled with its
         fields; the customer's words start empty: a correction adds to
-        ``raw_answer``, so only new words are typed.
+        ``raw_answer``, so only new words are typed. A stored value longer
+        than its field takes is not pre-filled (``refuse_overlong``;
+        ``raw_download``: where the stored JSON downloads).
         """
         initial = self.initial_from(channel_context, amending=bool(amend_version))
         if amend_version and "amend" in self.base_fields:
             initial.update(amend="1", answer_version=amend_version)
         super().__init__(data, files, initial=initial)
+        self.raw_download = raw_download
+        if data is None:
+            refuse_overlong(self, raw_download)
         self.action = action
         self.answer: Answer | None = None
 
@@ -261,6 +307,11 @@ class ParticipantForm(forms.Form):
         widget=_text_input(MAX_COMPANY_LENGTH),
     )
 
+    def __init__(self, *args: Any, raw_download: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            refuse_overlong(self, raw_download)
+
     @property
     def is_blank(self) -> bool:
         """A row left entirely empty (the spare row): not a participant."""
@@ -289,8 +340,12 @@ ParticipantFormSet = forms.formset_factory(
 )
 
 
-def participant_formset(data: Any = None, *, initial: list[dict[str, str]] | None = None) -> BaseParticipantFormSet:
-    return cast(BaseParticipantFormSet, ParticipantFormSet(data, prefix="participants", initial=initial))
+def participant_formset(
+    data: Any = None, *, initial: list[dict[str, str]] | None = None, raw_download: str = ""
+) -> BaseParticipantFormSet:
+    kwargs = {"raw_download": raw_download}
+    formset = ParticipantFormSet(data, prefix="participants", initial=initial, form_kwargs=kwargs)
+    return cast(BaseParticipantFormSet, formset)
 
 
 class RepresentationForm(TypedAnswerForm):
@@ -321,7 +376,9 @@ class RepresentationForm(TypedAnswerForm):
         self._rows: list[ParticipantForm] = []
         if data is None:
             # One spare row to type into; a half answer's people come first.
-            self.participants = participant_formset(initial=_half_answer_rows(channel_context))
+            self.participants = participant_formset(
+                initial=_half_answer_rows(channel_context), raw_download=self.raw_download
+            )
             self.participants.extra = 1
         else:
             self.participants = participant_formset(data)

@@ -14,7 +14,7 @@ import uuid
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.http import HttpResponse, HttpResponseBadRequest, QueryDict
 from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
@@ -27,7 +27,7 @@ from reviewapp.answers.resend import DuplicateFile
 from reviewapp.answers.screen import preview_panel, state_json, submit
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
 from reviewapp.answers.writing import AnswerConflict, answer_question
-from reviewapp.api_auth import api_view, json_error
+from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.http import AuthenticatedHttpRequest, redirect_htmx, render_htmx
 
@@ -140,7 +140,7 @@ def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Ht
         return json_error(409, conflict.message, reason=conflict.reason, current=current)
     except InboxItem.DoesNotExist:
         return json_error(404, "no such item")
-    return JsonResponse(
+    return json_response(
         {
             **state_json(result.item, request.user),
             "event_id": result.event.pk,

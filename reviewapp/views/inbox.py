@@ -7,14 +7,14 @@ from typing import Any
 
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
-from django.http import HttpResponse, JsonResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.urls import reverse
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from reviewapp import index, queue, roles, states
-from reviewapp.api_auth import api_view, json_error
+from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
 from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.inbox.counts import FACET_RULE, Counts
@@ -161,7 +161,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     base = request.build_absolute_uri(reverse("api_items")) + "?"
     counts = page.counts
     limit = counts.limit if not counts.exact and counts.limit is not None else None
-    return JsonResponse(
+    return json_response(
         {
             # When the read model last caught up with accounted (null: never):
             # the rows are at least this fresh.

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AnonymousUser, PermissionsMixin
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import storages
 from django.db.models import QuerySet
-from django.http import FileResponse, HttpRequest, HttpResponse, JsonResponse
+from django.http import FileResponse, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -28,7 +28,7 @@ from django.views.decorators.http import require_safe
 from reviewapp import access, files, roles
 from reviewapp.answers.log import app_answers
 from reviewapp.answers.panel import answer_panel
-from reviewapp.api_auth import api_view
+from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
@@ -153,12 +153,12 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseB
 
 
 @api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
-def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> JsonResponse:
+def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     item = page_queryset().filter(pk=item_id).first()
     if item is None or not access.can_see(request.user, item.company_id):
         # Another company's item answers exactly as a missing one.
-        return JsonResponse({"error": "no such item"}, status=404)
-    return JsonResponse(
+        return json_response({"error": "no such item"}, status=404)
+    return json_response(
         item_json(
             item,
             include_raw_context=_may(request, roles.VIEW_RAW),
