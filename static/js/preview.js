@@ -3,9 +3,9 @@
 // so while the JSON is half typed the server keeps showing its renderings.
 // htmx 2 does not swap 4xx answers. The preview answers a too-large input
 // with 413 and a message meant for the results region, so that one is
-// swapped in; any other refusal (Django answers 400 itself for a body past
-// its upload limit) is handled here: the old renderings stay and a note says
-// the input was refused.
+// swapped in (a body past the app's request cap is a 413 too, but retargeted
+// to #request-refused: refusals.js shows it); any other refusal is handled
+// here: the old renderings stay and a note says the input was refused.
 (function () {
   "use strict";
 
