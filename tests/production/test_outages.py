@@ -40,23 +40,40 @@ def _unused_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def point(monkeypatch):  # type: ignore[no-untyped-def]
-    """Point a database alias somewhere else (a closed port, a server that never answers) for the test."""
-    changed: list[str] = []
+class Pointer:
+    """Points a database alias somewhere else for a test, and back.
 
-    def make(alias: str, port: int, **options: Any) -> None:
+    ``point(alias, port)`` aims it at 127.0.0.1:``port`` (a closed port, a
+    server that never answers); ``point(alias, **options)`` keeps its server
+    (a TCP port, or the embedded server's Unix socket) and adds connection
+    options; ``point.back(alias)`` restores what the settings said.
+    """
+
+    _KEYS = ("HOST", "PORT", "OPTIONS")
+
+    def __init__(self) -> None:
+        self.originals: dict[str, dict[str, Any]] = {}
+
+    def __call__(self, alias: str, port: int | None = None, **options: Any) -> None:
         connection = connections[alias]
         connection.close()
-        monkeypatch.setitem(connection.settings_dict, "HOST", "127.0.0.1")
-        monkeypatch.setitem(connection.settings_dict, "PORT", str(port))
-        monkeypatch.setitem(connection.settings_dict, "OPTIONS", {**connection.settings_dict["OPTIONS"], **options})
-        changed.append(alias)
+        original = self.originals.setdefault(alias, {key: connection.settings_dict[key] for key in self._KEYS})
+        if port is not None:
+            connection.settings_dict.update(HOST="127.0.0.1", PORT=str(port))
+        connection.settings_dict["OPTIONS"] = {**original["OPTIONS"], **options}
 
-    yield make
-    monkeypatch.undo()
-    for alias in changed:
-        connections[alias].close()
+    def back(self, alias: str) -> None:
+        connection = connections[alias]
+        connection.close()
+        connection.settings_dict.update(self.originals.pop(alias))
+
+
+@pytest.fixture
+def point() -> Iterator[Pointer]:
+    pointer = Pointer()
+    yield pointer
+    for alias in list(pointer.originals):
+        pointer.back(alias)
 
 
 @pytest.fixture
@@ -128,7 +145,7 @@ def test_pages_that_read_accounted_answer_503_when_its_database_refuses_connecti
     assert ACCOUNTED in body
     # The list reads only the review app's read model: it still answers.
     assert admin_client.get(reverse("inbox")).status_code == 200
-    point(BOOKKEEPING_DB, int(connections["default"].settings_dict["PORT"] or 5432))
+    point.back(BOOKKEEPING_DB)
     _nothing_written(item, before)
 
 
@@ -218,8 +235,7 @@ def test_an_answer_stuck_behind_a_lock_is_given_up_after_the_statement_timeout_a
 ):
     item = moved_item("representation")
     before = item.channel_context
-    params = connections[BOOKKEEPING_DB].settings_dict
-    point(BOOKKEEPING_DB, int(params["PORT"] or 5432), options="-c statement_timeout=1s")
+    point(BOOKKEEPING_DB, options="-c statement_timeout=1s")
     # Someone else holds the row: the answer's SELECT … FOR UPDATE waits on it.
     row_lock_holder("SELECT id FROM public.invoice_inbox_items WHERE id = %s FOR UPDATE", [item.pk])
     data = representation_post([("Anna Berg", "Volvo")], purpose="Lunch")
@@ -233,8 +249,7 @@ def test_an_answer_stuck_behind_a_lock_is_given_up_after_the_statement_timeout_a
 
 def test_an_item_page_stuck_behind_a_table_lock_reserves_nothing(admin_client, point, row_lock_holder):
     item = moved_item("representation")
-    params = connections[BOOKKEEPING_DB].settings_dict
-    point(BOOKKEEPING_DB, int(params["PORT"] or 5432), options="-c statement_timeout=1s")
+    point(BOOKKEEPING_DB, options="-c statement_timeout=1s")
     row_lock_holder("LOCK TABLE public.invoice_inbox_items IN ACCESS EXCLUSIVE MODE", [])
     response = admin_client.get(reverse("item_detail", args=[item.pk]))
     assert response.status_code == 503
@@ -279,8 +294,7 @@ def test_the_whole_table_export_is_not_cut_by_the_web_statement_timeout(point):
     from reviewapp import transfer
 
     item = moved_item("representation")
-    params = connections[BOOKKEEPING_DB].settings_dict
-    point(BOOKKEEPING_DB, int(params["PORT"] or 5432), options="-c statement_timeout=5s")
+    point(BOOKKEEPING_DB, options="-c statement_timeout=5s")
     lines = transfer.export_lines(state_keys=[])
     assert str(item.pk) in next(lines)
     # While the export reads (its transaction open), its statements have no time limit ...
