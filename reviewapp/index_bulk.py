@@ -10,7 +10,7 @@ incremental poll and the rules):
   ``processing_history`` (``index._moved_to_app_at``) runs on the same
   connection and sees what the stream sees;
 - each batch is derived by the same code as a poll's (``index._derive``, the
-  malformed-row isolation and its logging included) and written with COPY
+  malformed-row isolation and its logging included), and written with COPY
   into a temporary staging table in the review database (a batch PostgreSQL
   refuses goes in row by row, each refused row as malformed, as a poll does);
 - a whole-table walk builds a new table beside the read model
@@ -30,6 +30,13 @@ incremental poll and the rules):
   database with COPY (bytes piped through, nothing decoded), and finds the
   rows gone and the rows out of date with two joins there.
 
+Deriving is most of a pass's time. ``sync_index --workers N`` derives in N
+worker processes while this one reads the next batch and writes the last (a
+batch with a failed row is derived again here, so its exception and
+traceback reach the log); only for passes over ``PARALLEL_FROM`` rows. It is
+off by default: on this project's shared 2-core machine, with PostgreSQL and
+other work on the same cores, it made the pass slower (bench/README.md).
+
 Progress (rows/s, rows done, time left) is logged every ``PROGRESS_EVERY``
 and, when stdout is a terminal, also printed on one line that rewrites itself.
 """
@@ -40,10 +47,13 @@ import datetime as dt
 import importlib
 import json
 import logging
+import multiprocessing
 import operator
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Final, TextIO
 
 import orjson
@@ -61,6 +71,9 @@ log = logging.getLogger("reviewapp.index")
 # large enough that the per-batch queries cost nothing per row, small enough
 # that a batch's rows, dicts and COPY buffer stay a few megabytes.
 BATCH: Final = 5_000
+# Below this many rows a pass derives in this process only (the first poll
+# of a small installation, the tests): starting workers would cost more.
+PARALLEL_FROM: Final = 50_000
 PROGRESS_EVERY: Final = dt.timedelta(seconds=5)
 STAGING: Final = "index_staging"
 NEXT_SUFFIX: Final = "_next"
@@ -169,10 +182,46 @@ def _copy_rows(
     return records
 
 
-def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
-    """Derive one batch as a poll does and COPY it into the staging table ``into``."""
+def _derive_apart(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]] | None:
+    """``index._derive`` in a worker process; None when a row failed (the parent derives that batch again).
+
+    A failure is rare and the parent needs the exception itself (its
+    traceback goes to the log), which does not cross a process boundary.
+    """
     failures = index._Failures()
     values = index._derive(rows, failures)
+    return None if failures.errors else values
+
+
+def _derived_batches(
+    progress: Progress, workers: int
+) -> Iterator[tuple[list[tuple[Any, ...]], list[dict[str, Any]] | None]]:
+    """Each batch of rows with its derived values (None: derive it here), in the stream's order.
+
+    With worker processes, this process reads and writes while they derive:
+    up to one batch per worker is in flight beyond the one being written.
+    """
+    if workers < 1 or progress.total < PARALLEL_FROM:
+        for rows in _source_batches(progress):
+            yield rows, None
+        return
+    # fork: the workers need no Django set-up and touch no connection (they only derive).
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        flight: deque[tuple[list[tuple[Any, ...]], Future[list[dict[str, Any]] | None]]] = deque()
+        for rows in _source_batches(progress):
+            flight.append((rows, pool.submit(_derive_apart, rows)))
+            if len(flight) > workers:
+                done, future = flight.popleft()
+                yield done, future.result()
+        while flight:
+            done, future = flight.popleft()
+            yield done, future.result()
+
+
+def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING, derived: list[dict[str, Any]] | None = None) -> int:
+    """Derive one batch as a poll does (unless a worker did) and COPY it into the staging table ``into``."""
+    failures = index._Failures()
+    values = derived if derived is not None else index._derive(rows, failures)
     if not values:
         return 0
     index._moved_to_app_at(values)
@@ -227,7 +276,7 @@ def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
             progress.step(len(rows))
 
 
-def walk_all(what: str = "index") -> int:
+def walk_all(what: str = "index", *, workers: int = 0) -> int:
     """Index every row of accounted's table (the first poll, a new RULES_VERSION) into a new table, then swap."""
     live = IndexedItem._meta.db_table
     nxt = live + NEXT_SUFFIX
@@ -238,8 +287,8 @@ def walk_all(what: str = "index") -> int:
         cursor.execute(f"CREATE TABLE {nxt} (LIKE {live} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
     try:
         done = 0
-        for rows in _source_batches(progress):
-            done += _stage(rows, into=nxt)
+        for rows, derived in _derived_batches(progress, workers):
+            done += _stage(rows, into=nxt, derived=derived)
         building = time.monotonic()
         _build_indexes(live, nxt)
         built = time.monotonic()
