@@ -269,11 +269,16 @@ def _merge() -> int:
 
 def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
     """accounted's rows for the index, ``BATCH`` at a time, from one server-side cursor."""
-    with transaction.atomic(using=BOOKKEEPING_DB), connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
-        cursor.execute(index._SELECT)
-        while rows := cursor.fetchmany(BATCH):
-            yield rows
-            progress.step(len(rows))
+    with transaction.atomic(using=BOOKKEEPING_DB):
+        with connections[BOOKKEEPING_DB].cursor() as settings:
+            # Each FETCH is a statement of its own and short, but nothing may cut
+            # this background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
+            settings.execute("SET LOCAL statement_timeout = 0")
+        with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
+            cursor.execute(index._SELECT)
+            while rows := cursor.fetchmany(BATCH):
+                yield rows
+                progress.step(len(rows))
 
 
 def walk_all(what: str = "index", *, workers: int = 0) -> int:
@@ -381,8 +386,11 @@ def _copy_source_pairs() -> None:
         connections[BOOKKEEPING_DB].cursor() as source,
         connections["default"].cursor() as target,
     ):
-        # The text form of a timestamptz carries its offset, so the other
-        # session reads the same moment whatever its TimeZone.
+        # One statement reads every row: at ten million rows it may take
+        # longer than BOOKKEEPING_STATEMENT_TIMEOUT, which guards requests,
+        # not this background pass. The text form of a timestamptz carries
+        # its offset, so the other session reads the same moment whatever its TimeZone.
+        source.execute("SET LOCAL statement_timeout = 0")
         with (
             source.copy("COPY (SELECT id, updated_at FROM public.invoice_inbox_items) TO STDOUT") as out,
             target.copy(f"COPY {SOURCE} (id, updated_at) FROM STDIN") as into,
