@@ -20,7 +20,7 @@ incremental poll and the rules):
   took 13.7 s, the build about 5 s) and swaps it in, in one short
   transaction: the old table dropped, the new one and its indexes renamed,
   the facet tally's triggers (migration 0002) created on it and the tally
-  counted afresh from it. Until that commits the list serves the old rows,
+  replaced by one counted from it beforehand. Until that commits the list serves the old rows,
   then every new row at once;
 - the reconcile, which usually finds a handful of rows, stages them in a
   temporary table and merges it with one ``INSERT .. ON CONFLICT`` (a row
@@ -43,6 +43,7 @@ and, when stdout is a terminal, also printed on one line that rewrites itself.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import importlib
 import json
@@ -82,6 +83,7 @@ SWAP_LOCK_WAIT: Final = dt.timedelta(seconds=5)
 SWAP_TRIES: Final = 5
 SOURCE: Final = "index_source"
 STALE: Final = "index_stale"
+TALLY: Final = "index_tally"
 
 _NAMES: Final = tuple(name for name, _ in index._COLUMNS)
 _JSON_COLUMNS: Final = frozenset(name for name, kind in index._COLUMNS if kind == "jsonb")
@@ -143,7 +145,11 @@ def _create_staging() -> None:
 
 
 def _drop(*tables: str) -> None:
-    with connections["default"].cursor() as cursor:
+    """Drop what a pass built; quietly, so a lost connection's error is the one reported.
+
+    The next pass drops any left-over table before it builds its own.
+    """
+    with contextlib.suppress(DatabaseError, psycopg.Error), connections["default"].cursor() as cursor:
         for name in tables:
             cursor.execute(f"DROP TABLE IF EXISTS {name}")
 
@@ -301,7 +307,7 @@ def walk_all(what: str = "index", *, workers: int = 0) -> int:
         progress.finish(f"; indexes built in {built - building:.1f} s, swapped in {time.monotonic() - built:.2f} s")
         return done
     finally:
-        _drop(nxt)
+        _drop(nxt, TALLY)
 
 
 def _build_indexes(live: str, nxt: str) -> None:
@@ -325,6 +331,7 @@ def _build_indexes(live: str, nxt: str) -> None:
                     f"PRIMARY KEY USING INDEX {name}{NEXT_SUFFIX}"
                 )
         cursor.execute(f"ANALYZE {nxt}")
+    _count_tally(nxt)
 
 
 def _swap(live: str, nxt: str) -> None:
@@ -357,7 +364,7 @@ def _swap(live: str, nxt: str) -> None:
                     cursor.execute(f"ALTER INDEX {name}{NEXT_SUFFIX} RENAME TO {name}")
                 for definition in triggers:
                     cursor.execute(definition)
-                _recount_tally(cursor, live)
+                _put_tally(cursor)
             return
         except OperationalError as error:  # lock_timeout: a long query on the list
             if attempt == SWAP_TRIES:
@@ -365,14 +372,28 @@ def _swap(live: str, nxt: str) -> None:
             log.warning("index: the swap waited %s for the list's queries (%s); trying again", SWAP_LOCK_WAIT, error)
 
 
-def _recount_tally(cursor: Any, live: str) -> None:
-    """The facet tally counted from the new table, as migration 0002's triggers count it."""
+def _count_tally(nxt: str) -> None:
+    """The facet tally of the new table, counted before the swap as migration 0002's triggers count it.
+
+    Nothing else writes the new table (the sync's advisory lock is held), so
+    the swap only has to copy these few dozen rows while it holds the list's lock.
+    """
     tally = importlib.import_module("reviewapp.migrations.0002_search_and_tally")
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {TALLY}")
+        cursor.execute(
+            f"""CREATE TEMPORARY TABLE {TALLY} AS
+                SELECT company_id, {tally._mask("r")} AS states,
+                       COALESCE(r.open_question_type, '') AS question_type, count(*) AS n
+                FROM {nxt} r GROUP BY 1, 2, 3"""  # noqa: S608 - names are constants
+        )
+
+
+def _put_tally(cursor: Any) -> None:
     cursor.execute("DELETE FROM inbox_state_tally")
     cursor.execute(
-        f"""INSERT INTO inbox_state_tally (company_id, states, question_type, n)
-            SELECT company_id, {tally._mask("r")}, COALESCE(r.open_question_type, ''), count(*)
-            FROM {live} r GROUP BY 1, 2, 3"""  # noqa: S608 - names are constants
+        f"INSERT INTO inbox_state_tally (company_id, states, question_type, n) "  # noqa: S608
+        f"SELECT company_id, states, question_type, n FROM {TALLY}"
     )
 
 
