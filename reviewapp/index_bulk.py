@@ -11,21 +11,21 @@ incremental poll and the rules):
   connection and sees what the stream sees;
 - each batch is derived by the same code as a poll's (``index._derive``, the
   malformed-row isolation and its logging included), and written with COPY
-  into a temporary staging table in the review database (a batch PostgreSQL
-  refuses goes in row by row, each refused row as malformed, as a poll does);
-- a whole-table walk builds a new table beside the read model
-  (``reviewapp_indexeditem_next``, no index while it fills), then builds its
-  indexes in bulk (several times faster than maintaining 19 indexes row by
-  row: at 200 000 rows an ``INSERT .. ON CONFLICT`` into the indexed table
-  took 13.7 s, the build about 5 s) and swaps it in, in one short
-  transaction: the old table dropped, the new one and its indexes renamed,
-  the facet tally's triggers (migration 0002) created on it and the tally
-  replaced by one counted from it beforehand. Until that commits the list serves the old rows,
-  then every new row at once;
-- the reconcile, which usually finds a handful of rows, stages them in a
-  temporary table and merges it with one ``INSERT .. ON CONFLICT`` (a row
-  whose derived columns did not change is not written again; the tally's
-  triggers see the merge like any other write);
+  into a staging table in the review database (a batch PostgreSQL refuses
+  goes in as a poll writes it, each refused row as malformed);
+- a whole-table walk of ``SWAP_FROM`` rows or more stages into a new table
+  beside the read model (``reviewapp_indexeditem_next``, no index while it
+  fills), builds its indexes in bulk (at 200 000 rows an ``INSERT .. ON
+  CONFLICT`` into the indexed table took 13.7 s, the build about 5 s) and
+  swaps it in, in one short transaction: the old table dropped, the new one
+  and its indexes renamed, the facet tally's triggers (migration 0002)
+  created on it and the tally replaced by one counted from it beforehand.
+  Until that commits the list serves the old rows, then every new row at once;
+- a smaller walk (a new installation, the tests) and the reconcile (which
+  usually finds a handful of rows) stage into a temporary table and merge it
+  with one ``INSERT .. ON CONFLICT`` in one transaction: the list serves the
+  old rows until it commits too; a row whose derived columns did not change
+  is not written again; the tally's triggers see the merge like any other write;
 - the reconcile copies accounted's ``(id, updated_at)`` pairs into the review
   database with COPY (bytes piped through, nothing decoded), and finds the
   rows gone and the rows out of date with two joins there.
@@ -75,6 +75,9 @@ BATCH: Final = 5_000
 # Below this many rows a pass derives in this process only (the first poll
 # of a small installation, the tests): starting workers would cost more.
 PARALLEL_FROM: Final = 50_000
+# From this many rows a whole-table pass builds a new table and swaps it in;
+# below, it merges into the live one (cheaper than building every index).
+SWAP_FROM: Final = 20_000
 PROGRESS_EVERY: Final = dt.timedelta(seconds=5)
 STAGING: Final = "index_staging"
 NEXT_SUFFIX: Final = "_next"
@@ -288,10 +291,25 @@ def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
 
 
 def walk_all(what: str = "index", *, workers: int = 0) -> int:
-    """Index every row of accounted's table (the first poll, a new RULES_VERSION) into a new table, then swap."""
+    """Index every row of accounted's table (the first poll, a new RULES_VERSION); the rows read.
+
+    A big table is built anew and swapped in; a small one (under
+    ``SWAP_FROM`` rows: a new installation, the tests) is staged and merged,
+    which costs less than building 19 indexes and serves the list the same
+    way: the old rows until the merge commits.
+    """
     live = IndexedItem._meta.db_table
-    nxt = live + NEXT_SUFFIX
     progress = Progress(what, _estimated_rows())
+    if progress.total < SWAP_FROM:
+        _create_staging()
+        try:
+            done = sum(_stage(rows, derived=derived) for rows, derived in _derived_batches(progress, workers))
+            written = _merge()
+            progress.finish(f"; {written:,} rows new or changed")
+            return done
+        finally:
+            _drop(STAGING)
+    nxt = live + NEXT_SUFFIX
     with connections["default"].cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {nxt}")  # a pass that died half-way left it
         # Columns, NOT NULL and defaults; no index and no trigger while it fills.

@@ -27,8 +27,9 @@ def _needs_answer_count(client: Client) -> int:
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("swap_from", [0, 1_000_000], ids=["swapped", "merged"])
 def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
-    qa_client: Client, monkeypatch: pytest.MonkeyPatch
+    qa_client: Client, monkeypatch: pytest.MonkeyPatch, swap_from: int
 ) -> None:
     company = factories.make_company()
     items = [factories.make_item(company, channel_context=note(f"fika {n}")) for n in range(4)]
@@ -39,6 +40,7 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
     SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
     monkeypatch.setattr(index, "BATCH", 1)
     monkeypatch.setattr(index_bulk, "BATCH", 1)
+    monkeypatch.setattr(index_bulk, "SWAP_FROM", swap_from)  # a new table swapped in, or a merge
 
     halfway, resume = threading.Event(), threading.Event()
     derive = index._derive
@@ -78,14 +80,18 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
     assert IndexedItem.objects.filter(state_needs_answer=True).count() == 4
 
 
-def test_after_the_swap_the_counts_and_their_triggers_are_right(company: Any) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("swap_from", [0, 1_000_000], ids=["swapped", "merged"])
+def test_after_a_re_index_the_counts_and_their_triggers_are_right(
+    company: Any, swap_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(index_bulk, "SWAP_FROM", swap_from)
     moved = [factories.make_item(company, channel_context=pending("moved_to_app")) for _ in range(3)]
     factories.make_item(company, channel_context=note("kaffe"))
     index.poll()
     raw_update_context(moved[0].id, note("besvarad"))
     SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
 
-    index.poll()  # a re-index: a new table swapped in
+    index.poll()  # a re-index: a new table swapped in, or merged into the live one
 
     assert tally_counts(ListQuery(states=("needs_answer",))).total == 2
     assert tally_counts(ListQuery()).total == 4
@@ -96,7 +102,8 @@ def test_after_the_swap_the_counts_and_their_triggers_are_right(company: Any) ->
     assert IndexedItem.objects.filter(state_needs_answer=True).count() == 1
 
 
-def test_a_re_index_keeps_every_index_of_the_read_model(company: Any) -> None:  # type: ignore[no-untyped-def]
+def test_a_re_index_keeps_every_index_of_the_read_model(company: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(index_bulk, "SWAP_FROM", 0)
     factories.make_item(company)
     table = IndexedItem._meta.db_table
 
@@ -163,6 +170,7 @@ def test_worker_processes_derive_every_row_as_this_one_does_and_a_failing_row_is
     moved = [factories.make_item(company, indexed=False, channel_context=pending("moved_to_app")) for _ in range(3)]
     broken = factories.make_item(company, indexed=False, channel_context={"channel": "whatsapp", "tripwire": True})
     monkeypatch.setattr(index_bulk, "PARALLEL_FROM", 0)
+    monkeypatch.setattr(index_bulk, "SWAP_FROM", 0)
     monkeypatch.setattr(index_bulk, "BATCH", 1)
 
     with caplog.at_level(logging.WARNING, logger="reviewapp.index"):
