@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/load.py [--items 100000] [--users 50] [--duration 60]
         [--workers 4] [--threads 4] [--port 8911] [--base-url postgres://postgres@127.0.0.1:5432]
-        [--via-proxy] [--slow-clients N] [--keep] [--reuse]
+        [--via-proxy] [--slow-clients N] [--think S] [--name bench_load] [--keep] [--reuse]
 
 What it does, in order:
 
@@ -29,6 +29,10 @@ What it does, in order:
    API's JSON body) to a question moved to the app. One answer target in ten
    is handed to two users, so the "exactly one answer wins" path runs under
    load too (the loser gets 409).
+   ``--think S`` makes each user wait between two actions as a person does:
+   a random time drawn from an exponential distribution averaging S seconds
+   (each user from its own seeded generator, so a run can be repeated). With
+   the default 0 every user sends its next request at once: a saturation run.
    ``--slow-clients N`` (needs ``--via-proxy``; at most 100) keeps N
    slow-header connections open against nginx for the whole run, on
    loopback: each sends half a request, then one header byte a second, and
@@ -84,8 +88,6 @@ import benchdb
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
-REVIEW_DB = "bench_load_review"
-BOOKKEEPING_DB_NAME = "bench_load_bookkeeping"
 HOST = "127.0.0.1"  # everything, the slow clients too, stays on loopback
 SITE = "review.example.com"  # the name in docs/deploy/nginx.conf
 NGINX_CONF = ROOT / "docs" / "deploy" / "nginx.conf"
@@ -542,9 +544,15 @@ def _answer_body(qtype: str, marker: str) -> bytes:
             "participants": [{"name": "Lasse Last", "company": "Belastning AB"}, {"name": "Ada Andersson"}],
             "purpose": f"Kundmöte {marker}",
             "raw_answer": f"Lasse Last från Belastning AB och Ada. Kundmöte {marker}",
+            "raw_answer_via": "phone",  # customer's words need their source (reviewapp/answers/evidence.py)
         }
     elif qtype == "context":
-        body = {"question": "context", "text": f"Kontorsmaterial {marker}", "raw_answer": f"kontorsgrejer {marker}"}
+        body = {
+            "question": "context",
+            "text": f"Kontorsmaterial {marker}",
+            "raw_answer": f"kontorsgrejer {marker}",
+            "raw_answer_via": "email",
+        }
     else:
         body = {"question": "resend", "readable": True}
     return json.dumps(body).encode()
@@ -559,9 +567,15 @@ def _reason(payload: bytes) -> str:
 
 class Load:
     def __init__(
-        self, target: Target, identities: list[Identity], targets: list[tuple[str, str]], item_ids: list[str]
+        self,
+        target: Target,
+        identities: list[Identity],
+        targets: list[tuple[str, str]],
+        item_ids: list[str],
+        think: float = 0.0,
     ) -> None:
         self.target = target
+        self.think = think
         self.identities = identities
         self.item_ids = item_ids
         self.previews = _preview_inputs()
@@ -590,6 +604,11 @@ class Load:
             self.stats.errors.append(f"{kind} {method} {path}: {status} {payload[:200]!r}")
         return status, payload
 
+    async def _think(self, rng: random.Random, deadline: float) -> None:
+        """A person's pause between two actions: exponential, averaging ``self.think`` seconds."""
+        if self.think > 0:
+            await asyncio.sleep(max(0.0, min(rng.expovariate(1 / self.think), deadline - time.monotonic())))
+
     async def user(self, who: Identity, deadline: float, rng: random.Random) -> None:
         from reviewapp import roles
 
@@ -600,11 +619,14 @@ class Load:
             while time.monotonic() < deadline:
                 path = rng.choice(LIST_PATHS).format(page=rng.randint(1, 200))
                 await self._timed(connection, "list", "GET", path, page_headers)
+                await self._think(rng, deadline)
                 item_path = f"/items/{rng.choice(self.item_ids)}/"
                 await self._timed(connection, "item", "GET", item_path, page_headers)
+                await self._think(rng, deadline)
                 if who.role == roles.QA:
                     preview = rng.choice(self.previews)
                     await self._timed(connection, "preview", "POST", "/api/preview", api_headers, preview)
+                    await self._think(rng, deadline)
                     continue
                 if rng.random() < 0.5 or self.queue.empty():
                     continue
@@ -620,6 +642,7 @@ class Load:
                 )
                 self.stats.answers[item_id].append((status, marker, _reason(payload) if status == 409 else ""))
                 self.stats.question_types[item_id] = qtype
+                await self._think(rng, deadline)
         finally:
             connection.close()
 
@@ -733,6 +756,7 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
     print(
         f"\n## Load: {args.users} users, gunicorn {args.workers} workers x {args.threads} threads (gthread), "
         f"{args.items:,} items, {elapsed:.0f} s on {HOST}, {path}"
+        + (f", think time {args.think:g} s (exponential)" if args.think else ", no think time")
         + (f", {args.slow_clients} slow-header clients held open" if args.slow_clients else "")
         + "\n"
     )
@@ -783,6 +807,8 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
         "threads": args.threads,
         "items": args.items,
         "via_proxy": args.via_proxy,
+        "think": args.think,
+        "load_average": os.getloadavg(),
         "slow_clients": slow,
         "seconds": elapsed,
         "requests": total,
@@ -825,6 +851,12 @@ def main() -> None:
         help=f"keep N slow-header connections open against nginx for the whole run (needs --via-proxy; "
         f"at most {MAX_SLOW_CLIENTS})",
     )
+    parser.add_argument(
+        "--think", type=float, default=0.0, metavar="S", help="each user's mean pause between actions (default 0)"
+    )
+    parser.add_argument(
+        "--name", default="bench_load", help="prefix of the benchmark's two databases (default bench_load)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases afterwards")
     parser.add_argument("--reuse", action="store_true", help="run on the databases a --keep run left")
     args = parser.parse_args()
@@ -834,13 +866,16 @@ def main() -> None:
         parser.error(f"--slow-clients must be 0 to {MAX_SLOW_CLIENTS}")
     if args.users < 1 or args.duration <= 0:
         parser.error("--users and --duration must be positive")
+    if args.think < 0:
+        parser.error("--think must be 0 or more")
+    review_db, bookkeeping_db = f"{args.name}_review", f"{args.name}_bookkeeping"
 
     _terminate_on_sigterm()
     base = args.base_url.rstrip("/")
-    review_url, bookkeeping_url = f"{base}/{REVIEW_DB}", f"{base}/{BOOKKEEPING_DB_NAME}"
+    review_url, bookkeeping_url = f"{base}/{review_db}", f"{base}/{bookkeeping_db}"
     RESULTS.mkdir(exist_ok=True)
     # The receipts seed_demo writes, beside the databases: kept and dropped with them.
-    media_root = Path(tempfile.gettempdir()) / "bench_load_media"
+    media_root = Path(tempfile.gettempdir()) / f"{args.name}_media"
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))  # nginx's prefix and certificate
     if not args.reuse:
         benchdb.recreate_database(review_url)
@@ -869,7 +904,7 @@ def main() -> None:
         if args.via_proxy:
             nginx, https_port = _start_nginx(workdir, args.port)
             target = Target(https_port, _client_tls())
-        load = Load(target, identities, targets, item_ids)
+        load = Load(target, identities, targets, item_ids, think=args.think)
         elapsed = asyncio.run(load.run(args.users, args.duration, args.slow_clients))
         _stop(nginx)
         _stop(gunicorn)
@@ -891,7 +926,7 @@ def main() -> None:
 
             connections.close_all()
         if args.keep:
-            print(f"(databases {REVIEW_DB} and {BOOKKEEPING_DB_NAME} kept for --reuse)")
+            print(f"(databases {review_db} and {bookkeeping_db} kept for --reuse)")
         else:
             benchdb.recreate_database(review_url, drop_only=True)
             benchdb.recreate_database(bookkeeping_url, drop_only=True)

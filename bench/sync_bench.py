@@ -1,20 +1,26 @@
 """Benchmark of the read model: sync costs, and the list served from it against a naive JSONB list.
 
-    .venv/bin/python bench/sync_bench.py [--sizes 100000 1000000] [--repeat 15]
-        [--base-url postgres://postgres@127.0.0.1:5432] [--keep]
+    .venv/bin/python bench/sync_bench.py [--sizes 200000 1000000] [--repeat 15]
+        [--base-url postgres://postgres@127.0.0.1:5432] [--name bench_sync] [--keep]
 
-Creates two databases of its own on the server (``bench_sync_review`` and
-``bench_sync_bookkeeping``; never the test or server databases), builds the
+Creates two databases of its own on the server (``<name>_review`` and
+``<name>_bookkeeping``; never the test or server databases), builds the
 bookkeeping replica and migrates the review database, then for each size in
 turn (the second adds to the first) fills accounted's table with plain SQL
 (``generate_series``: one row in ten waits for an answer in the app, the rest
 spread over every other state), runs VACUUM ANALYZE as autovacuum would, and
 measures in one process:
 
-- the initial sync (``index.poll()`` on an empty read model);
+- the COPY read floor: the columns the sync reads (``index._SELECT``) with
+  ``COPY .. TO STDOUT``, bytes only, nothing decoded (median of 3);
+- the initial sync: ``manage.py sync_index`` in a child process on an empty
+  read model, its wall time, its ratio to the floor and the child's peak
+  resident memory (``os.wait4``'s ``ru_maxrss``);
+- a full re-index (the first poll after ``RULES_VERSION`` changed), in
+  process, while the list keeps serving the old rows;
 - one idle poll (nothing changed) without an index on ``updated_at``, as
   accounted has it, and with one (created on the benchmark's own replica only);
-- a poll after 100 rows changed, and a full reconcile;
+- a poll after 1 000 rows changed, and a full reconcile;
 - the list page and the list API for "needs an answer", with Django's test
   client as a logged-in superuser;
 - a naive list: the same page's rows and count straight from accounted's
@@ -28,6 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,6 +134,8 @@ def _fill_to(size: int) -> float:
     if have >= size:
         return 0.0
     started = time.perf_counter()
+    # The app's connection has BOOKKEEPING_STATEMENT_TIMEOUT (15 s) for requests; a fill takes longer.
+    _bookkeeping("SET statement_timeout = 0")
     if not _bookkeeping("SELECT 1 FROM public.companies LIMIT 1"):
         owner = _bookkeeping("INSERT INTO auth.users (email) VALUES ('bench@example.se') RETURNING id")[0][0]
         _bookkeeping(
@@ -167,6 +176,36 @@ def _reset_read_model() -> None:
     SyncState.objects.all().delete()
 
 
+def _copy_floor() -> float:
+    """Seconds to read the sync's columns with COPY, bytes only (the fastest any sync can read them)."""
+    from django.db import connections
+
+    from reviewapp import index
+
+    def read() -> None:
+        with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({index._SELECT}) TO STDOUT") as copy:
+            for _block in copy:
+                pass
+
+    return _median(read, 3) / 1000
+
+
+def _sync_in_child() -> tuple[float, float]:
+    """``manage.py sync_index`` on an empty read model: (seconds, the child's peak RSS in MB)."""
+    log = ROOT / "bench" / "results" / "sync-index-child.log"
+    log.parent.mkdir(exist_ok=True)
+    started = time.perf_counter()
+    with log.open("w") as out:
+        child = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "sync_index"], stdout=out, stderr=subprocess.STDOUT
+        )
+        _pid, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"sync_index failed: see {log}")
+    return seconds, usage.ru_maxrss / 1024  # kilobytes on Linux
+
+
 def measure(size: int, repeat: int) -> dict[str, Any]:
     from django.conf import settings
     from django.contrib.auth.models import User
@@ -174,12 +213,16 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     from django.test import Client, override_settings
 
     from reviewapp import index
+    from reviewapp.models import SyncState
 
-    figures: dict[str, Any] = {"size": size, "fill_s": _fill_to(size)}
+    figures: dict[str, Any] = {"size": size, "fill_s": _fill_to(size), "load_before": os.getloadavg()[0]}
+    figures["copy_floor_s"] = _copy_floor()
     _reset_read_model()
-    started = time.perf_counter()
-    index.poll()
-    figures["initial_sync_s"] = time.perf_counter() - started
+    connections.close_all()  # the child's swap drops the table this process may have cached plans for
+    figures["initial_sync_s"], figures["peak_rss_mb"] = _sync_in_child()
+    figures["ratio"] = figures["initial_sync_s"] / figures["copy_floor_s"]
+    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
+    figures["reindex_s"] = _once(index.poll) / 1000
     with connections["default"].cursor() as cursor:
         cursor.execute("VACUUM ANALYZE reviewapp_indexeditem")
     figures["idle_poll_ms"] = _median(index.poll, repeat)
@@ -187,13 +230,13 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     _bookkeeping("ANALYZE public.invoice_inbox_items")
     figures["idle_poll_indexed_ms"] = _median(index.poll, repeat)
     _bookkeeping("DROP INDEX bench_updated_at_idx")
-    ids = [row[0] for row in _bookkeeping("SELECT id FROM public.invoice_inbox_items ORDER BY random() LIMIT 100")]
+    ids = [row[0] for row in _bookkeeping("SELECT id FROM public.invoice_inbox_items ORDER BY random() LIMIT 1000")]
     _bookkeeping(
         "UPDATE public.invoice_inbox_items SET channel_context = jsonb_set(coalesce(channel_context, '{}'),"
         " '{user_note}', '\"bench\"') WHERE id = ANY(%s)",
         [ids],
     )
-    figures["poll_100_changed_ms"] = _once(index.poll)
+    figures["poll_1000_changed_ms"] = _once(index.poll)
     figures["reconcile_s"] = _once(index.reconcile) / 1000
 
     user, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
@@ -211,6 +254,7 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     figures["naive_count_ms"] = _median(lambda: _bookkeeping(NAIVE_COUNT), repeat)
     figures["naive_ms"] = figures["naive_rows_ms"] + figures["naive_count_ms"]
     figures["needs_answer"] = _bookkeeping(NAIVE_COUNT)[0][0]
+    figures["load_after"] = os.getloadavg()[0]
     return figures
 
 
@@ -218,15 +262,24 @@ def _table(results: list[dict[str, Any]]) -> str:
     rows = [
         ("rows in accounted's table", "size", "{:,}"),
         ("fill with plain SQL (s)", "fill_s", "{:.1f}"),
-        ("initial sync (s)", "initial_sync_s", "{:.1f}"),
+        ("COPY read floor (s)", "copy_floor_s", "{:.2f}"),
+        ("initial sync, `manage.py sync_index` (s)", "initial_sync_s", "{:.1f}"),
+        ("initial sync / COPY floor", "ratio", "{:.1f}×"),
+        ("initial sync: rows/s", "rows_per_s", "{:,.0f}"),
+        ("initial sync: peak RSS of the process (MB)", "peak_rss_mb", "{:.0f}"),
+        ("full re-index after a RULES_VERSION change (s)", "reindex_s", "{:.1f}"),
         ("idle poll, no index on updated_at (ms)", "idle_poll_ms", "{:.1f}"),
         ("idle poll, with an index on updated_at (ms)", "idle_poll_indexed_ms", "{:.1f}"),
-        ("poll after 100 rows changed (ms)", "poll_100_changed_ms", "{:.1f}"),
+        ("poll after 1 000 rows changed (ms)", "poll_1000_changed_ms", "{:.1f}"),
         ("full reconcile (s)", "reconcile_s", "{:.1f}"),
         ("list page, needs answer (ms)", "list_ms", "{:.1f}"),
         ("list API, needs answer (ms)", "api_ms", "{:.1f}"),
         ("naive list: JSONB predicate, rows + count (ms)", "naive_ms", "{:.1f}"),
+        ("load average (1 min) before / after", "load", "{}"),
     ]
+    for r in results:
+        r["rows_per_s"] = r["size"] / r["initial_sync_s"]
+        r["load"] = f"{r['load_before']:.1f} / {r['load_after']:.1f}"
     lines = ["| | " + " | ".join(f"{r['size']:,}" for r in results) + " |", "| --- |" + " ---: |" * len(results)]
     for label, key, fmt in rows[1:]:
         lines.append(f"| {label} | " + " | ".join(fmt.format(r[key]) for r in results) + " |")
@@ -240,13 +293,14 @@ def _table(results: list[dict[str, Any]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[200_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--base-url", default=DEFAULT_BASE)
+    parser.add_argument("--name", default="bench_sync", help="prefix of the two databases (default bench_sync)")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
     args = parser.parse_args()
-    review_url = f"{args.base_url}/bench_sync_review"
-    bookkeeping_url = f"{args.base_url}/bench_sync_bookkeeping"
+    review_url = f"{args.base_url}/{args.name}_review"
+    bookkeeping_url = f"{args.base_url}/{args.name}_bookkeeping"
     benchdb.recreate_database(review_url)
     benchdb.recreate_database(bookkeeping_url)
     try:
@@ -260,7 +314,7 @@ def main() -> None:
         results = []
         for size in sorted(args.sizes):
             results.append(measure(size, args.repeat))
-            print(f"done: {size:,} rows", file=sys.stderr)
+            print(f"done: {size:,} rows {results[-1]}", file=sys.stderr, flush=True)
         print(_table(results))
     finally:
         if not args.keep:

@@ -92,13 +92,16 @@ _COLUMNS: Final = (
 )
 
 
-def _upsert_sql() -> str:
-    table = IndexedItem._meta.db_table
+def _upsert_sql(table: str | None = None) -> str:
+    """The batch write into the read model; into another table (the bulk passes' staging) a plain INSERT."""
     names = ", ".join(name for name, _ in _COLUMNS)
     record = ", ".join(f"{name} {kind}" for name, kind in _COLUMNS)
+    if table is not None:
+        return f"""INSERT INTO {table} ({names}, indexed_at)
+                   SELECT {names}, now() FROM jsonb_to_recordset(%s::jsonb) AS r({record})"""  # noqa: S608
     updates = ", ".join(f"{name} = EXCLUDED.{name}" for name, _ in _COLUMNS[1:])
     return f"""
-        INSERT INTO {table} ({names}, indexed_at)
+        INSERT INTO {IndexedItem._meta.db_table} ({names}, indexed_at)
         SELECT {names}, now() FROM jsonb_to_recordset(%s::jsonb) AS r({record})
         ORDER BY id
         ON CONFLICT (id) DO UPDATE SET {updates}, indexed_at = now()
@@ -204,11 +207,19 @@ def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]
     from reviewapp.answers.log import replaced_answer  # the answers package indexes after writing
 
     by_item: dict[str, list[ClarificationEvent]] = {}
-    logged = ClarificationEvent.objects.filter(
-        item_id__in=[row[0] for row in rows],
-        event_type=ClarificationEvent.ANSWERED,
-        channel=ClarificationEvent.Channel.APP,
+    answered = ClarificationEvent.objects.filter(
+        event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
     )
+    # The batch's ids as one array parameter: an IN list of thousands of
+    # placeholders costs more to build and parse than the lookup itself.
+    table = ClarificationEvent._meta.db_table
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT item_id FROM {table} WHERE item_id = ANY(%s) AND event_type = %s AND channel = %s",  # noqa: S608
+            [[row[0] for row in rows], ClarificationEvent.ANSWERED, ClarificationEvent.Channel.APP],
+        )
+        ids = [item_id for (item_id,) in cursor.fetchall()]
+    logged = answered.filter(item_id__in=ids) if ids else answered.none()
     for event in logged:
         by_item.setdefault(str(event.item_id), []).append(event)
     for position, (row, value) in enumerate(zip(rows, values, strict=True)):
@@ -340,11 +351,17 @@ def _payload(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failur
     return "[" + ", ".join(parts) + "]"
 
 
-def _upsert(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: _Failures) -> None:
-    """Write the batch; if PostgreSQL refuses it, row by row, each refused row as malformed."""
+def _upsert(
+    rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: _Failures, *, table: str | None = None
+) -> None:
+    """Write the batch; if PostgreSQL refuses it, row by row, each refused row as malformed.
+
+    ``table``: a staging table of the bulk passes (``reviewapp.index_bulk``) instead of the read model.
+    """
+    sql = _UPSERT if table is None else _upsert_sql(table)
     try:
         with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
-            cursor.execute(_UPSERT, [_payload(rows, values, failures)])
+            cursor.execute(sql, [_payload(rows, values, failures)])
         return
     except (OperationalError, InterfaceError):
         raise  # the database went away: the pass fails and --follow backs off
@@ -353,14 +370,14 @@ def _upsert(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failure
     for position, row in enumerate(rows):
         try:
             with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
-                cursor.execute(_UPSERT, [_payload([row], [values[position]], failures)])
+                cursor.execute(sql, [_payload([row], [values[position]], failures)])
         except (OperationalError, InterfaceError):
             raise
         except DatabaseError as error:
             values[position] = failures.add(row, error)
             failures.log_new([values[position]])
             with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
-                cursor.execute(_UPSERT, [_payload([row], [values[position]], failures)])
+                cursor.execute(sql, [_payload([row], [values[position]], failures)])
 
 
 def _write(rows: Sequence[Sequence[Any]]) -> int:
@@ -411,19 +428,6 @@ def _state() -> SyncState:
     return state
 
 
-def _walk_all() -> int:
-    """Index every row, in primary-key order (the first pass)."""
-    done = 0
-    last: uuid.UUID | None = None
-    while True:
-        where, params = ("i.id > %s", [last]) if last is not None else ("TRUE", [])
-        rows = _fetch(where, params, "i.id", BATCH)
-        done += _write(rows)
-        if len(rows) < BATCH:
-            return done
-        last = rows[-1][0]
-
-
 def _changed_since(since: dt.datetime) -> tuple[int, dt.datetime | None]:
     """Index the rows with ``updated_at >= since``; the newest ``updated_at`` seen."""
     done, newest = 0, None
@@ -450,8 +454,11 @@ def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [row for row in rows if known.get(row[0]) != row[4]]
 
 
-def poll() -> PassReport:
-    """One incremental pass: what changed since the watermark (everything, the first time)."""
+def poll(*, workers: int = 0) -> PassReport:
+    """One incremental pass: what changed since the watermark (everything, the first time).
+
+    ``workers``: derivation processes for a whole-table pass (``index_bulk``).
+    """
     with _Lock() as held:
         if not held:
             return PassReport(ran=False)
@@ -461,7 +468,9 @@ def poll() -> PassReport:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
                 started = cursor.fetchone()[0]
-            indexed = _walk_all()
+            from reviewapp import index_bulk  # it builds on this module: import late
+
+            indexed = index_bulk.walk_all("index" if state.watermark is None else "re-index", workers=workers)
             state.watermark = max(started, state.watermark) if state.watermark else started
             state.rules_version = RULES_VERSION
         else:
@@ -494,32 +503,9 @@ def reconcile() -> PassReport:
     with _Lock() as held:
         if not held:
             return PassReport(ran=False)
-        indexed = removed = 0
-        last: uuid.UUID | None = None
-        while True:
-            with connections[BOOKKEEPING_DB].cursor() as cursor:
-                where = "WHERE id > %s" if last is not None else ""
-                cursor.execute(
-                    f"SELECT id, updated_at FROM public.invoice_inbox_items {where} ORDER BY id LIMIT %s",  # noqa: S608
-                    [last, BATCH] if last is not None else [BATCH],
-                )
-                source = dict(cursor.fetchall())
-            upper = max(source) if len(source) == BATCH else None
-            ours = IndexedItem.objects.order_by("pk")
-            if last is not None:
-                ours = ours.filter(pk__gt=last)
-            if upper is not None:
-                ours = ours.filter(pk__lte=upper)
-            known = dict(ours.values_list("pk", "source_updated_at"))
-            gone = [pk for pk in known if pk not in source]
-            stale = [pk for pk, updated in source.items() if known.get(pk) != updated]
-            if gone:
-                removed += IndexedItem.objects.filter(pk__in=gone).delete()[0]
-            if stale:
-                indexed += _write(_fetch("i.id = ANY(%s)", [stale], "i.id", len(stale)))
-            if upper is None:
-                break
-            last = upper
+        from reviewapp import index_bulk  # it builds on this module: import late
+
+        indexed, removed = index_bulk.reconcile_all()
         # Renames also when the companies did not change: repairs names a pass missed.
         _refresh_companies(rename_always=True)
         state = _state()

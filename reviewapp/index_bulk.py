@@ -1,0 +1,473 @@
+"""The read model's whole-table passes: the first poll, a re-index after ``RULES_VERSION`` changed, the reconcile.
+
+At ten million rows these passes are what a deployment waits for, so they do
+no per-row round trip and no per-row ORM work (``reviewapp.index`` has the
+incremental poll and the rules):
+
+- accounted's rows are streamed with a server-side cursor (one ``FETCH`` per
+  ``BATCH`` rows; memory stays bounded by one batch), on the bookkeeping
+  connection inside a read transaction, so the per-batch lookup in
+  ``processing_history`` (``index._moved_to_app_at``) runs on the same
+  connection and sees what the stream sees;
+- each batch is derived by the same code as a poll's (``index._derive``, the
+  malformed-row isolation and its logging included), and written with COPY
+  into a staging table in the review database (a batch PostgreSQL refuses
+  goes in as a poll writes it, each refused row as malformed);
+- a whole-table walk of ``SWAP_FROM`` rows or more stages into a new table
+  beside the read model (``reviewapp_indexeditem_next``, no index while it
+  fills), builds its indexes in bulk (at 200 000 rows an ``INSERT .. ON
+  CONFLICT`` into the indexed table took 13.7 s, the build about 5 s) and
+  swaps it in, in one short transaction: the old table dropped, the new one
+  and its indexes renamed, the facet tally's triggers (migration 0002)
+  created on it and the tally replaced by one counted from it beforehand.
+  Until that commits the list serves the old rows, then every new row at once;
+- a smaller walk (a new installation, the tests) and the reconcile (which
+  usually finds a handful of rows) stage into a temporary table and merge it
+  with one ``INSERT .. ON CONFLICT`` in one transaction: the list serves the
+  old rows until it commits too; a row whose derived columns did not change
+  is not written again; the tally's triggers see the merge like any other write;
+- the reconcile copies accounted's ``(id, updated_at)`` pairs into the review
+  database with COPY (bytes piped through, nothing decoded), and finds the
+  rows gone and the rows out of date with two joins there.
+
+Deriving is most of a pass's time. ``sync_index --workers N`` derives in N
+worker processes while this one reads the next batch and writes the last (a
+batch with a failed row is derived again here, so its exception and
+traceback reach the log); only for passes over ``PARALLEL_FROM`` rows. It is
+off by default: on this project's shared 2-core machine, with PostgreSQL and
+other work on the same cores, it made the pass slower (bench/README.md).
+
+Progress (rows/s, rows done, time left) is logged every ``PROGRESS_EVERY``
+and, when stdout is a terminal, also printed on one line that rewrites itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import importlib
+import json
+import logging
+import multiprocessing
+import operator
+import sys
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, Final, TextIO
+
+import orjson
+import psycopg
+from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
+from django.utils import timezone
+
+from reviewapp import index
+from reviewapp.models import IndexedItem
+from reviewapp.routers import BOOKKEEPING_DB
+
+log = logging.getLogger("reviewapp.index")
+
+# Rows per FETCH, per derivation batch and per COPY into the staging table:
+# large enough that the per-batch queries cost nothing per row, small enough
+# that a batch's rows, dicts and COPY buffer stay a few megabytes.
+BATCH: Final = 5_000
+# Below this many rows a pass derives in this process only (the first poll
+# of a small installation, the tests): starting workers would cost more.
+PARALLEL_FROM: Final = 50_000
+# From this many rows a whole-table pass builds a new table and swaps it in;
+# below, it merges into the live one (cheaper than building every index).
+SWAP_FROM: Final = 20_000
+PROGRESS_EVERY: Final = dt.timedelta(seconds=5)
+STAGING: Final = "index_staging"
+NEXT_SUFFIX: Final = "_next"
+# How long the swap waits for the list's queries in flight before it tries again.
+SWAP_LOCK_WAIT: Final = dt.timedelta(seconds=5)
+SWAP_TRIES: Final = 5
+SOURCE: Final = "index_source"
+STALE: Final = "index_stale"
+TALLY: Final = "index_tally"
+
+_NAMES: Final = tuple(name for name, _ in index._COLUMNS)
+_JSON_COLUMNS: Final = frozenset(name for name, kind in index._COLUMNS if kind == "jsonb")
+
+
+class Progress:
+    """Rows done, rows per second and time left: logged, and shown on a terminal."""
+
+    def __init__(self, what: str, total: int, stream: TextIO | None = None) -> None:
+        self.what, self.total, self.done = what, total, 0
+        self.started = self.last = time.monotonic()
+        self.stream = stream if stream is not None else sys.stdout
+        self.terminal = self.stream.isatty()
+
+    def step(self, rows: int) -> None:
+        self.done += rows
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY.total_seconds():
+            self.last = now
+            self._say(self.line(now))
+
+    def line(self, now: float) -> str:
+        """``"re-index: 120,000 of about 1,000,000 rows, 34,512 rows/s, about 25 s left"``."""
+        elapsed = max(now - self.started, 1e-9)
+        rate = self.done / elapsed
+        left = max(self.total - self.done, 0)
+        eta = f", about {left / rate:.0f} s left" if rate > 0 and self.total else ""
+        return f"{self.what}: {self.done:,} of about {self.total:,} rows, {rate:,.0f} rows/s{eta}"
+
+    def finish(self, note: str = "") -> None:
+        elapsed = time.monotonic() - self.started
+        rate = self.done / elapsed if elapsed > 0 else 0.0
+        self._say(f"{self.what}: {self.done:,} rows in {elapsed:.1f} s, {rate:,.0f} rows/s{note}", final=True)
+
+    def _say(self, text: str, *, final: bool = False) -> None:
+        log.info("%s", text)
+        if self.terminal:
+            self.stream.write(f"\r\x1b[K{text}" + ("\n" if final else ""))
+            self.stream.flush()
+
+
+def _estimated_rows() -> int:
+    """accounted's row count as the planner knows it (no scan of ten million rows); counted if never analysed."""
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = 'public.invoice_inbox_items'::regclass")
+        estimate = int(cursor.fetchone()[0])
+        if estimate < 0:
+            cursor.execute("SELECT count(*) FROM public.invoice_inbox_items")
+            estimate = int(cursor.fetchone()[0])
+    return estimate
+
+
+def _create_staging() -> None:
+    """An empty temporary copy of the read model's columns: no index, no trigger, gone with the session."""
+    table = IndexedItem._meta.db_table
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {STAGING}")
+        cursor.execute(f"CREATE TEMPORARY TABLE {STAGING} AS SELECT * FROM {table} WITH NO DATA")  # noqa: S608
+
+
+def _drop(*tables: str) -> None:
+    """Drop what a pass built; quietly, so a lost connection's error is the one reported.
+
+    The next pass drops any left-over table before it builds its own.
+    """
+    with contextlib.suppress(DatabaseError, psycopg.Error), connections["default"].cursor() as cursor:
+        for name in tables:
+            cursor.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def _json_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
+        return json.dumps(value)
+
+
+_PLAIN: Final = operator.itemgetter(*(n for n in _NAMES if n not in _JSON_COLUMNS))
+_JSON: Final = tuple(n for n in _NAMES if n in _JSON_COLUMNS)
+# The staging tables' COPY column list: the plain columns, the JSON ones, then indexed_at.
+_COPY_COLUMNS: Final = ", ".join((*(n for n in _NAMES if n not in _JSON_COLUMNS), *_JSON, "indexed_at"))
+
+
+def _record(value: dict[str, Any], now: str) -> tuple[Any, ...]:
+    return (*_PLAIN(value), *(_json_text(value[n]) for n in _JSON), now)
+
+
+def _copy_rows(
+    rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: index._Failures
+) -> list[tuple[Any, ...]]:
+    """The staging table's records of one batch, in ``_COPY_COLUMNS`` order, JSON as text."""
+    records = []
+    now = timezone.now().isoformat()
+    for position, value in enumerate(values):
+        try:
+            records.append(_record(value, now))
+        except Exception as error:  # one row must not stop the pass
+            values[position] = failures.add(rows[position], error)
+            records.append(_record(values[position], now))
+    return records
+
+
+def _derive_apart(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]] | None:
+    """``index._derive`` in a worker process; None when a row failed (the parent derives that batch again).
+
+    A failure is rare and the parent needs the exception itself (its
+    traceback goes to the log), which does not cross a process boundary.
+    """
+    failures = index._Failures()
+    values = index._derive(rows, failures)
+    return None if failures.errors else values
+
+
+def _derived_batches(
+    progress: Progress, workers: int
+) -> Iterator[tuple[list[tuple[Any, ...]], list[dict[str, Any]] | None]]:
+    """Each batch of rows with its derived values (None: derive it here), in the stream's order.
+
+    With worker processes, this process reads and writes while they derive:
+    up to one batch per worker is in flight beyond the one being written.
+    """
+    if workers < 1 or progress.total < PARALLEL_FROM:
+        for rows in _source_batches(progress):
+            yield rows, None
+        return
+    # fork: the workers need no Django set-up and touch no connection (they only derive).
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        flight: deque[tuple[list[tuple[Any, ...]], Future[list[dict[str, Any]] | None]]] = deque()
+        for rows in _source_batches(progress):
+            flight.append((rows, pool.submit(_derive_apart, rows)))
+            if len(flight) > workers:
+                done, future = flight.popleft()
+                yield done, future.result()
+        while flight:
+            done, future = flight.popleft()
+            yield done, future.result()
+
+
+def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING, derived: list[dict[str, Any]] | None = None) -> int:
+    """Derive one batch as a poll does (unless a worker did) and COPY it into the staging table ``into``."""
+    failures = index._Failures()
+    values = derived if derived is not None else index._derive(rows, failures)
+    if not values:
+        return 0
+    index._moved_to_app_at(values)
+    index._answers_replaced(rows, values, failures)
+    failures.log_new(values)
+    records = _copy_rows(rows, values, failures)
+    try:
+        with (
+            transaction.atomic(using="default"),
+            connections["default"].cursor() as cursor,
+            cursor.copy(f"COPY {into} ({_COPY_COLUMNS}) FROM STDIN") as copy,
+        ):
+            for record in records:
+                copy.write_row(record)
+        return len(values)
+    # psycopg's own errors: Django does not wrap what ``cursor.copy`` raises.
+    except (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError):
+        raise  # the database went away: the pass fails and --follow backs off
+    except (DatabaseError, psycopg.DatabaseError) as error:
+        # A value PostgreSQL refuses: the batch again as a poll writes it (row by row if need be).
+        log.info("index: COPY refused a batch of %d rows (%s); writing it as a poll does", len(values), error)
+    index._upsert(rows, values, failures, table=into)
+    return len(values)
+
+
+def _merge() -> int:
+    """The staging table into ``IndexedItem`` in one statement; the rows written (new or changed)."""
+    table = IndexedItem._meta.db_table
+    names = ", ".join(_NAMES)
+    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in _NAMES[1:])
+    ours = ", ".join(f"t.{name}" for name in _NAMES[1:])
+    theirs = ", ".join(f"EXCLUDED.{name}" for name in _NAMES[1:])
+    with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+        # Never back to an older version than the index holds (index_items
+        # may have indexed a newer one before this pass took the lock).
+        cursor.execute(
+            f"""INSERT INTO {table} AS t ({names}, indexed_at)
+                SELECT {names}, now() FROM {STAGING} ORDER BY id
+                ON CONFLICT (id) DO UPDATE SET {updates}, indexed_at = now()
+                WHERE t.source_updated_at <= EXCLUDED.source_updated_at
+                  AND ({ours}) IS DISTINCT FROM ({theirs})"""  # noqa: S608 - names are constants
+        )
+        return int(cursor.rowcount)
+
+
+def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
+    """accounted's rows for the index, ``BATCH`` at a time, from one server-side cursor."""
+    with transaction.atomic(using=BOOKKEEPING_DB):
+        with connections[BOOKKEEPING_DB].cursor() as settings:
+            # Each FETCH is a statement of its own and short, but nothing may cut
+            # this background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
+            settings.execute("SET LOCAL statement_timeout = 0")
+        with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
+            cursor.execute(index._SELECT)
+            while rows := cursor.fetchmany(BATCH):
+                yield rows
+                progress.step(len(rows))
+
+
+def walk_all(what: str = "index", *, workers: int = 0) -> int:
+    """Index every row of accounted's table (the first poll, a new RULES_VERSION); the rows read.
+
+    A big table is built anew and swapped in; a small one (under
+    ``SWAP_FROM`` rows: a new installation, the tests) is staged and merged,
+    which costs less than building 19 indexes and serves the list the same
+    way: the old rows until the merge commits.
+    """
+    live = IndexedItem._meta.db_table
+    progress = Progress(what, _estimated_rows())
+    if progress.total < SWAP_FROM:
+        _create_staging()
+        try:
+            done = sum(_stage(rows, derived=derived) for rows, derived in _derived_batches(progress, workers))
+            written = _merge()
+            progress.finish(f"; {written:,} rows new or changed")
+            return done
+        finally:
+            _drop(STAGING)
+    nxt = live + NEXT_SUFFIX
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {nxt}")  # a pass that died half-way left it
+        # Columns, NOT NULL and defaults; no index and no trigger while it fills.
+        cursor.execute(f"CREATE TABLE {nxt} (LIKE {live} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
+    try:
+        done = 0
+        for rows, derived in _derived_batches(progress, workers):
+            done += _stage(rows, into=nxt, derived=derived)
+        building = time.monotonic()
+        _build_indexes(live, nxt)
+        built = time.monotonic()
+        _swap(live, nxt)
+        progress.finish(f"; indexes built in {built - building:.1f} s, swapped in {time.monotonic() - built:.2f} s")
+        return done
+    finally:
+        _drop(nxt, TALLY)
+
+
+def _build_indexes(live: str, nxt: str) -> None:
+    """Every index of the live table on the new one (named ``<name>_next`` until the swap), then its statistics."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            """SELECT i.relname, pg_get_indexdef(i.oid), c.conname
+               FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+               LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.contype = 'p'
+               WHERE x.indrelid = %s::regclass ORDER BY i.relname""",
+            [live],
+        )
+        for name, definition, constraint in cursor.fetchall():
+            head, _, tail = definition.partition(f" ON public.{live} ")
+            cursor.execute(
+                head.replace(f" INDEX {name}", f" INDEX {name}{NEXT_SUFFIX}", 1) + f" ON public.{nxt} " + tail
+            )
+            if constraint:
+                cursor.execute(
+                    f"ALTER TABLE {nxt} ADD CONSTRAINT {constraint}{NEXT_SUFFIX} "
+                    f"PRIMARY KEY USING INDEX {name}{NEXT_SUFFIX}"
+                )
+        cursor.execute(f"ANALYZE {nxt}")
+    _count_tally(nxt)
+
+
+def _swap(live: str, nxt: str) -> None:
+    """The new table in the live one's place, with its names, triggers and a tally counted afresh; one transaction.
+
+    The list's queries in flight finish first (the lock waits for them, and
+    new ones wait behind it for the few milliseconds the swap takes). If one
+    holds the table longer than ``SWAP_LOCK_WAIT``, the swap tries again.
+    """
+    for attempt in range(1, SWAP_TRIES + 1):
+        try:
+            with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = %s", [f"{int(SWAP_LOCK_WAIT.total_seconds() * 1000)}ms"])
+                cursor.execute(f"LOCK TABLE {live} IN ACCESS EXCLUSIVE MODE")
+                cursor.execute(
+                    "SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = %s::regclass "
+                    "AND NOT tgisinternal ORDER BY tgname",
+                    [live],
+                )
+                triggers = [definition for _name, definition in cursor.fetchall()]
+                cursor.execute(
+                    "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+                    "WHERE x.indrelid = %s::regclass",
+                    [live],
+                )
+                names = [name for (name,) in cursor.fetchall()]
+                cursor.execute(f"DROP TABLE {live}")
+                cursor.execute(f"ALTER TABLE {nxt} RENAME TO {live}")
+                for name in names:  # renaming a primary key's index renames the constraint too
+                    cursor.execute(f"ALTER INDEX {name}{NEXT_SUFFIX} RENAME TO {name}")
+                for definition in triggers:
+                    cursor.execute(definition)
+                _put_tally(cursor)
+            return
+        except OperationalError as error:  # lock_timeout: a long query on the list
+            if attempt == SWAP_TRIES:
+                raise
+            log.warning("index: the swap waited %s for the list's queries (%s); trying again", SWAP_LOCK_WAIT, error)
+
+
+def _count_tally(nxt: str) -> None:
+    """The facet tally of the new table, counted before the swap as migration 0002's triggers count it.
+
+    Nothing else writes the new table (the sync's advisory lock is held), so
+    the swap only has to copy these few dozen rows while it holds the list's lock.
+    """
+    tally = importlib.import_module("reviewapp.migrations.0002_search_and_tally")
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {TALLY}")
+        cursor.execute(
+            f"""CREATE TEMPORARY TABLE {TALLY} AS
+                SELECT company_id, {tally._mask("r")} AS states,
+                       COALESCE(r.open_question_type, '') AS question_type, count(*) AS n
+                FROM {nxt} r GROUP BY 1, 2, 3"""  # noqa: S608 - names are constants
+        )
+
+
+def _put_tally(cursor: Any) -> None:
+    cursor.execute("DELETE FROM inbox_state_tally")
+    cursor.execute(
+        f"INSERT INTO inbox_state_tally (company_id, states, question_type, n) "  # noqa: S608
+        f"SELECT company_id, states, question_type, n FROM {TALLY}"
+    )
+
+
+def _copy_source_pairs() -> None:
+    """accounted's (id, updated_at) into a temporary table of the review database: COPY out, bytes piped to COPY in."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"DROP TABLE IF EXISTS {SOURCE}")
+        cursor.execute(f"CREATE TEMPORARY TABLE {SOURCE} (id uuid, updated_at timestamptz)")
+    with (
+        transaction.atomic(using=BOOKKEEPING_DB),
+        connections[BOOKKEEPING_DB].cursor() as source,
+        connections["default"].cursor() as target,
+    ):
+        # One statement reads every row: at ten million rows it may take
+        # longer than BOOKKEEPING_STATEMENT_TIMEOUT, which guards requests,
+        # not this background pass. The text form of a timestamptz carries
+        # its offset, so the other session reads the same moment whatever its TimeZone.
+        source.execute("SET LOCAL statement_timeout = 0")
+        with (
+            source.copy("COPY (SELECT id, updated_at FROM public.invoice_inbox_items) TO STDOUT") as out,
+            target.copy(f"COPY {SOURCE} (id, updated_at) FROM STDIN") as into,
+        ):
+            for block in out:
+                into.write(block)
+        target.execute(f"ANALYZE {SOURCE}")
+
+
+def reconcile_all() -> tuple[int, int]:
+    """Repair every difference between accounted's table and the index; (rows indexed, rows removed)."""
+    table = IndexedItem._meta.db_table
+    _copy_source_pairs()
+    try:
+        with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {table} t WHERE NOT EXISTS (SELECT FROM {SOURCE} s WHERE s.id = t.id)"  # noqa: S608
+            )
+            removed = int(cursor.rowcount)
+            cursor.execute(f"DROP TABLE IF EXISTS {STALE}")
+            cursor.execute(
+                f"""CREATE TEMPORARY TABLE {STALE} AS
+                    SELECT s.id FROM {SOURCE} s LEFT JOIN {table} t ON t.id = s.id
+                    WHERE t.source_updated_at IS DISTINCT FROM s.updated_at"""  # noqa: S608
+            )
+            stale = int(cursor.rowcount)
+        if not stale:
+            return 0, removed
+        progress = Progress("reconcile", stale)
+        _create_staging()
+        done = 0
+        with transaction.atomic(using="default"), connections["default"].chunked_cursor() as ids:
+            ids.execute(f"SELECT id FROM {STALE} ORDER BY id")  # noqa: S608
+            while chunk := [row[0] for row in ids.fetchmany(BATCH)]:
+                done += _stage(index._fetch("i.id = ANY(%s)", [chunk], "i.id", len(chunk)))
+                progress.step(len(chunk))
+        written = _merge()
+        progress.finish(f"; {written:,} rows new or changed")
+        return done, removed
+    finally:
+        _drop(STAGING, SOURCE, STALE)
