@@ -46,6 +46,7 @@ from reviewapp.answers.log import (
     replaced_answer,
 )
 from reviewapp.answers.resend import Holder
+from reviewapp.answers.suggestions import Suggestion, suggestions_for
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
@@ -159,6 +160,8 @@ class AnswerPanel:
     error_slots: list[ErrorSlot] = field(default_factory=list)
     # An uploaded file the company already has: the item holding it, offered as the replacing item.
     duplicate: Holder | None = None
+    # Earlier answers of the same company to take with one key (answers/_suggestions.html).
+    suggestions: list[Suggestion] = field(default_factory=list)
 
     @property
     def question_label(self) -> object:
@@ -242,6 +245,7 @@ def answer_panel(
         panel.mode = "answer"
         if may_answer:
             panel.show_form(form or answer_form(question, channel_context=ctx, raw_download=_raw_download(item, user)))
+            panel.suggestions = suggestions_for(item, question)
             if reserve and isinstance(user, User):
                 panel.held_by = hold(item, user)
     elif status == "moved_to_app":
