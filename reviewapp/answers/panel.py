@@ -45,7 +45,7 @@ from reviewapp.answers.log import (
     app_answers,
     replaced_answer,
 )
-from reviewapp.answers.resend import Holder
+from reviewapp.answers.resend import Holder, NewerItem, newer_items
 from reviewapp.answers.suggestions import Suggestion, suggestions_for
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
@@ -162,6 +162,8 @@ class AnswerPanel:
     duplicate: Holder | None = None
     # Earlier answers of the same company to take with one key (answers/_suggestions.html).
     suggestions: list[Suggestion] = field(default_factory=list)
+    # The company's newer items, offered as the one that replaces this item (a resend question).
+    newer_items: list[NewerItem] = field(default_factory=list)
 
     @property
     def question_label(self) -> object:
@@ -246,6 +248,7 @@ def answer_panel(
         if may_answer:
             panel.show_form(form or answer_form(question, channel_context=ctx, raw_download=_raw_download(item, user)))
             panel.suggestions = suggestions_for(item, question)
+            panel.newer_items = newer_items(item) if question == RESEND else []
             if reserve and isinstance(user, User):
                 panel.held_by = hold(item, user)
     elif status == "moved_to_app":

@@ -2,6 +2,8 @@
 // A click on one, or Alt+Shift+its number, puts it in the answer form:
 //   a participant fills the first row without a name (or a new row), name and company;
 //   a purpose replaces the purpose; a context answer replaces the context text.
+// The resend form's picker of newer items (templates/answers/_newer_items.html):
+// a click puts the item's id in "Id of the newer item" and chooses "replaced".
 // Alt+Shift+digit is free: answer.js's Alt+digit (the resend choices) and
 // Alt+D require Shift up, and the list's keys take no modifier.
 (function () {
@@ -53,9 +55,26 @@
     return Boolean(field);
   }
 
+  function pick(button) {
+    var form = button.closest("form");
+    var field = form && form.querySelector('[name="replaced_by"]');
+    if (!field) return false;
+    var radio = form.querySelector('input[type=radio][name="choice"][value="replaced"]');
+    if (radio && !radio.checked) {
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+    }
+    setValue(field, button.getAttribute("data-pick-replacement") || "");
+    field.focus();
+    return true;
+  }
+
   document.addEventListener("click", function (event) {
-    var button = event.target instanceof Element ? event.target.closest("[data-suggestion]") : null;
+    if (!(event.target instanceof Element)) return;
+    var button = event.target.closest("[data-suggestion]");
     if (button && take(button)) event.preventDefault();
+    var newer = event.target.closest("[data-pick-replacement]");
+    if (newer && pick(newer)) event.preventDefault();
   });
 
   document.addEventListener("keydown", function (event) {

@@ -1,4 +1,4 @@
-"""A resend settled by another item named by its short id (the eight characters the list shows), form and API."""
+"""A resend settled by another item: picked from the company's newer items, or named by its short id (form and API)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from django.urls import reverse
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories
-from tests.answers.conftest import ASKED_AT, HTMX, answer_url, moved_item, stored_context
+from tests.answers.conftest import ASKED_AT, HTMX, answer_url, moved_item, png_bytes, stored_context
 from tests.html import Page
+from tests.items.bookkeeping import make_document
 
 pytestmark = pytest.mark.django_db
 
@@ -98,3 +99,40 @@ def test_the_api_takes_a_short_id_and_names_the_matches_of_an_ambiguous_one(book
     response = bookkeeper_client.post(url, json.dumps(body), content_type="application/json")
     assert response.status_code == 200
     assert response.json()["replaced_by_item"] == str(second.pk)
+
+
+# --- The picker of newer items ---------------------------------------------------------
+
+
+def test_the_resend_form_offers_the_companys_newer_items_with_thumbnail_received_supplier_and_amount(
+    bookkeeper_client,
+):
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    older = factories.make_item(company=item.company)
+    InboxItem.objects.filter(pk=older.pk).update(created_at=item.created_at - dt.timedelta(minutes=1))
+    photo = newer_item(item, "5eed1e55-0000-4000-8000-000000000001")
+    InboxItem.objects.filter(pk=photo.pk).update(
+        document=make_document(item.company, content=png_bytes()),
+        extracted_data={"supplier": {"name": "Taxi Kurir"}, "totals": {"total": 249.5}, "invoice": {"currency": "SEK"}},
+    )
+    theirs = newer_item(item, "5eed1e55-0000-4000-8000-000000000002", company=factories.make_company())
+    page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
+    picks = [tag["data-pick-replacement"] for tag in page.tags("button") if tag.get("data-pick-replacement")]
+    assert picks == [str(photo.pk)]
+    offered = " ".join(page.text("newer-items").split())
+    photo.refresh_from_db()
+    assert "5eed1e55" in offered
+    assert "Taxi Kurir" in offered
+    assert "249.50 SEK" in offered
+    assert photo.created_at.astimezone(dt.UTC).strftime("%Y-%m-%d") in offered
+    assert [tag["src"] for tag in page.tags("img") if "newer-item-thumb" in (tag.get("class") or "")] == [
+        reverse("item_document", args=[photo.pk])
+    ]
+    assert str(older.pk) not in picks
+    assert str(theirs.pk) not in picks
+
+
+def test_a_question_of_another_type_offers_no_newer_items(bookkeeper_client):
+    item = moved_item("context")
+    newer_item(item, "5eed1e55-0000-4000-8000-000000000001")
+    assert not Page(bookkeeper_client.get(answer_url(item)).content.decode()).has("newer-items")
