@@ -13,7 +13,13 @@ served by accounted's own index ``(company_id, created_at DESC)``: the
 company's newest ``SCAN_ITEMS`` items, of which those whose
 ``channel_context`` has the answer's key (``representation``, or
 ``context_answer``). Both the chat's and the app's answers are there in the
-same shape (the contract's "channel_context, step by step", 3 and 6).
+same shape (the contract's "channel_context, step by step", 3 and 6;
+accounted's ``processAnswerMessage`` in
+``extensions/general/whatsapp-inbox/lib/process-inbound.ts`` at 06a8b90
+writes ``representation.participants`` as ``{name, company | null}``, and a
+context answer as ``user_note`` with ``context_answer: {raw_answer,
+answered_at}``; a reply it cannot read is stored as a representation with no
+participants and no purpose, which offers nothing here).
 
 Only the item's own company's items are read (the query filters on its
 ``company_id``), so another client's participants are never offered. A

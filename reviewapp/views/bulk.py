@@ -61,6 +61,11 @@ def bulk_answer(request: AuthenticatedHttpRequest) -> HttpResponse:
         return render(request, PAGE, context, status=400)
     shown = [items[item_id] for item_id in ids if item_id in items]
     question = _question_of(shown)
+    posted = params.get("question") if request.method == "POST" else None
+    if posted in bulk.BULK_TYPES:
+        # The form said which answer it gives: an item that changed since the
+        # page was shown is that item's own outcome (409), not a refusal of all.
+        question = posted
     context |= {"ids": ids, "items": shown, "missing": len(ids) - len(shown), "question": question}
     if shown and question is None:
         context["refusal"] = _(

@@ -246,6 +246,19 @@ def test_saving_the_page_answers_each_item_and_shows_each_outcome(bookkeeper_cli
     assert stored_context(taken)["user_note"] == "Först"
 
 
+def test_items_answered_elsewhere_after_the_page_was_shown_are_each_a_409_not_a_refusal(bookkeeper_client, company):
+    items = context_items(company, 2)
+    form = page_of(bookkeeper_client.get(bulk_url(items))).form("bulk-form")
+    api(bookkeeper_client, [i.pk for i in items], {"question": "context", "text": "Först"})
+    data: dict[str, Any] = {}
+    for name, value in form.fields:
+        data.setdefault(name, []).append(value)
+    data["text"] = ["Taxi"]
+    page = page_of(bookkeeper_client.post(reverse("answers_bulk"), data))
+    assert page.text("bulk-outcomes-title") == "0 of 2 answers saved"
+    assert all(stored_context(i)["user_note"] == "Först" for i in items)
+
+
 def test_an_empty_text_is_said_once_under_the_field_and_nothing_is_written(bookkeeper_client, company):
     items = context_items(company, 2)
     response = bookkeeper_client.post(reverse("answers_bulk"), {"items": [str(i.pk) for i in items], "text": " "})
