@@ -45,7 +45,8 @@ from reviewapp.answers.log import (
     app_answers,
     replaced_answer,
 )
-from reviewapp.answers.resend import Holder
+from reviewapp.answers.resend import Holder, NewerItem, newer_items
+from reviewapp.answers.suggestions import Suggestion, suggestions_for
 from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
@@ -159,6 +160,10 @@ class AnswerPanel:
     error_slots: list[ErrorSlot] = field(default_factory=list)
     # An uploaded file the company already has: the item holding it, offered as the replacing item.
     duplicate: Holder | None = None
+    # Earlier answers of the same company to take with one key (answers/_suggestions.html).
+    suggestions: list[Suggestion] = field(default_factory=list)
+    # The company's newer items, offered as the one that replaces this item (a resend question).
+    newer_items: list[NewerItem] = field(default_factory=list)
 
     @property
     def question_label(self) -> object:
@@ -242,6 +247,8 @@ def answer_panel(
         panel.mode = "answer"
         if may_answer:
             panel.show_form(form or answer_form(question, channel_context=ctx, raw_download=_raw_download(item, user)))
+            panel.suggestions = suggestions_for(item, question)
+            panel.newer_items = newer_items(item) if question == RESEND else []
             if reserve and isinstance(user, User):
                 panel.held_by = hold(item, user)
     elif status == "moved_to_app":

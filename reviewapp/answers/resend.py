@@ -50,8 +50,9 @@ from django.utils.translation import gettext as _
 
 from reviewapp import access, text
 from reviewapp.answers.uploads import CheckedFile
-from reviewapp.answers.validation import AnswerInvalid
+from reviewapp.answers.validation import AnswerInvalid, is_short_id
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.items.describe import document_kind
 
 DOCUMENTS_STORAGE: Final = "documents"
 INGESTED: Final = "DocumentIngested"
@@ -117,18 +118,97 @@ def replacement_problem(old: InboxItem, new: InboxItem) -> str | None:
     return None
 
 
+# How many of the items an ambiguous short id matches are named in its error.
+MAX_NAMED_MATCHES: Final = 10
+
+
 def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxItem:
     """The newer item of the same company that replaces ``old``, or ``AnswerInvalid``.
 
-    An item of a company ``user`` may not see is no item at all: its id says nothing.
+    ``new_id`` is a whole id or, as ``validation.is_short_id`` allows, its
+    first 8 or more hex digits, looked up only among ``old``'s company's
+    items (a range on the primary key: an index lookup). An item of a
+    company ``user`` may not see is no item at all: its id says nothing.
     """
-    new = InboxItem.objects.filter(pk=new_id).first()
+    by_prefix = is_short_id(new_id)
+    new = _by_short_id(old.company_id, new_id) if by_prefix else InboxItem.objects.filter(pk=new_id).first()
     if new is None or not access.can_see(user, new.company_id):
         raise AnswerInvalid({"replaced_by": [_("No item has this id.")]})
     problem = replacement_problem(old, new)
     if problem is not None:
         raise AnswerInvalid({"replaced_by": [problem]})
     return new
+
+
+def _by_short_id(company_id: uuid.UUID, prefix: str) -> InboxItem | None:
+    """The one item of the company whose id starts with ``prefix``; ``AnswerInvalid`` naming them when several do."""
+    digits = prefix.replace("-", "")
+    low, high = uuid.UUID(digits.ljust(32, "0")), uuid.UUID(digits.ljust(32, "f"))
+    candidates = InboxItem.objects.filter(company_id=company_id, pk__gte=low, pk__lte=high).order_by("id")
+    matches = list(candidates[: MAX_NAMED_MATCHES + 1])
+    if len(matches) <= 1:
+        return matches[0] if matches else None
+    named = distinct_prefixes([match.pk for match in matches[:MAX_NAMED_MATCHES]], len(digits))
+    if len(matches) > MAX_NAMED_MATCHES:
+        named.append("…")
+    message = _("%(prefix)s starts the id of several items of this company: %(ids)s. Type more of the id.")
+    raise AnswerInvalid({"replaced_by": [message % {"prefix": prefix, "ids": ", ".join(named)}]})
+
+
+def distinct_prefixes(ids: list[uuid.UUID], typed: int) -> list[str]:
+    """The ids' hex digits, each cut to the shortest length past ``typed`` at which they all differ."""
+    hexes = [item_id.hex for item_id in ids]
+    for length in range(max(typed + 1, 8), 33):
+        if len({h[:length] for h in hexes}) == len(hexes):
+            return [h[:length] for h in hexes]
+    return hexes
+
+
+# How many of the company's newer items the resend form offers to pick from.
+MAX_NEWER: Final = 10
+
+
+@dataclass(frozen=True, slots=True)
+class NewerItem:
+    """An item the resend form offers as the replacing one: what the bookkeeper recognises it by."""
+
+    item_id: uuid.UUID
+    received_at: dt.datetime
+    supplier: str | None
+    total: float | int | None
+    currency: str
+    # The document can be shown as a thumbnail (an image), else None.
+    image: bool
+
+
+def newer_items(old: InboxItem) -> list[NewerItem]:
+    """The company's items received after ``old``, the nearest first: the customer's new photo is usually next.
+
+    Read from the live table through accounted's ``(company_id, created_at)`` index.
+    """
+    found = (
+        InboxItem.objects.filter(company_id=old.company_id, created_at__gt=old.created_at)
+        .select_related("document")
+        .order_by("created_at", "id")[:MAX_NEWER]
+    )
+    return [
+        NewerItem(
+            item_id=item.pk,
+            received_at=item.created_at,
+            supplier=item.supplier_name,
+            total=item.total,
+            currency=item.currency,
+            image=_is_image(item),
+        )
+        for item in found
+    ]
+
+
+def _is_image(item: InboxItem) -> bool:
+    try:
+        return document_kind(item.document) == "image"
+    except DocumentAttachment.DoesNotExist:  # the id points at no row
+        return False
 
 
 @dataclass(frozen=True, slots=True)

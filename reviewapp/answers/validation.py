@@ -20,7 +20,9 @@ into a prompt line):
 - the customer's own words (``raw_answer``) are optional free text of at most
   2000 characters; given, they need where they came from (``raw_answer_via``:
   ``phone``, ``email`` or ``message``), and a source without words is refused;
-- a replacing item is named by its id (a UUID).
+- a replacing item is named by its id (a UUID), or by the start of it as the
+  list shows it (``SHORT_ID``: 8 or more hex digits, dashes allowed), which
+  ``resend.replacement`` resolves within the item's company.
 
 ``answer_from_json`` checks only the body's shape (types, known fields),
 ``upload_from_form`` the API's multipart upload of a sharper file;
@@ -64,6 +66,9 @@ MAX_EVENT_YEAR: Final = 2099
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _VERSION = re.compile(r"[0-9a-f]{16,64}")
+# The start of an item id: the list shows eight hex digits; dashes where the id has them may be typed.
+SHORT_ID: Final = re.compile(r"[0-9a-f-]{8,36}")
+MIN_SHORT_ID: Final = 8
 
 # The fields the JSON API accepts for each question.
 API_FIELDS: Final = {
@@ -131,6 +136,11 @@ def clean_event_date(value: str) -> str:
             _("Enter a date between %(first)d and %(last)d.") % {"first": MIN_EVENT_YEAR, "last": MAX_EVENT_YEAR}
         )
     return value
+
+
+def is_short_id(value: str) -> bool:
+    """``value`` (lower-cased) is the start of an id: 8 to 31 hex digits, dashes allowed (``a1b2c3d4``)."""
+    return bool(SHORT_ID.fullmatch(value)) and MIN_SHORT_ID <= len(value.replace("-", "")) < 32
 
 
 def too_many_participants(count: int) -> str:
@@ -257,12 +267,18 @@ def _validate_resend(answer: ResendAnswer, errors: dict[str, list[str]], *, comp
             check_file(answer.upload)
         except ValueError as error:
             errors["file"] = [str(error)]
-    replaced_by = answer.replaced_by.strip()
+    replaced_by = answer.replaced_by.strip().lower()
     if replaced_by:
         try:
             replaced_by = str(uuid.UUID(replaced_by))
         except ValueError:
-            errors["replaced_by"] = [_("Enter the id of the item that replaces this one (a UUID).")]
+            if not is_short_id(replaced_by):
+                errors["replaced_by"] = [
+                    _(
+                        "Enter the id of the item that replaces this one: the whole id, "
+                        "or its first 8 or more characters as the list shows them."
+                    )
+                ]
     return ResendAnswer(readable=answer.readable, upload=answer.upload, replaced_by=replaced_by)
 
 

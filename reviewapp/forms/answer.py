@@ -524,7 +524,10 @@ class ResendForm(AnswerForm):
         label=_("Id of the newer item"),
         required=False,
         widget=_text_input(36, spellcheck="false"),
-        help_text=_("The item the customer sent instead: it must be newer and of the same company."),
+        help_text=_(
+            "The item the customer sent instead: its id, or its first 8 or more characters as the list shows them. "
+            "It must be newer and of the same company."
+        ),
     )
     file = forms.FileField(
         label=_("Sharper file"),

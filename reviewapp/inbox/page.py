@@ -25,6 +25,7 @@ from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
 from reviewapp import index, states
+from reviewapp.answers.bulk import BULK_TYPES
 from reviewapp.dates import local_time
 from reviewapp.inbox.counts import Counts, facet_counts
 from reviewapp.inbox.query import ListQuery, filtered_items
@@ -157,6 +158,9 @@ class RowDisplay:
     waiting: str  # how long the question has waited in the app, or ""
     held_by: str  # "You are answering", "anna is answering", or ""
     row_class: str  # "inbox-row", with " is-held" while someone is answering it
+    item_id: str = ""
+    # Its question waits in the app and is one a bulk answer settles (context, resend): the row can be ticked.
+    tickable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +316,8 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
                 row_class="inbox-row is-held" if held_by else "inbox-row",
+                item_id=item_id,
+                tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
             )
         )
     return shown

@@ -28,6 +28,16 @@
     if (link) link.focus();
   }
 
+  // bulk.js ticks rows (x, Shift+J/K) and moves the same selection.
+  window.reviewApp = window.reviewApp || {};
+  window.reviewApp.inboxList = {
+    select: select,
+    selected: function () {
+      return selected;
+    },
+    rows: rows,
+  };
+
   // Typing into a text box or textarea: the keys are letters there. A menu,
   // a checkbox or a button takes no text, so the list's keys work on them.
   function typingIn(target) {

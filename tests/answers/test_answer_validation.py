@@ -436,9 +436,14 @@ def test_an_unknown_source_is_refused(via):
     assert errors == {"raw_answer_via": ["Unknown source; use one of: phone, email, message."]}
 
 
-@pytest.mark.parametrize("value", ["nej", "12345", "2b0d8a8e-3f55"])
-def test_a_replacing_item_is_named_by_a_uuid(value):
+@pytest.mark.parametrize("value", ["nej", "12345", "2b0d8a8", "2b0d8a8e-3f55-4a55-9d4b-1d6c8c1b9f00x"])
+def test_a_replacing_item_is_named_by_a_uuid_or_its_first_eight_hex_digits(value):
     assert "replaced_by" in errors_of(ResendAnswer(replaced_by=value))
+
+
+@pytest.mark.parametrize("value", ["2b0d8a8e", "2B0D8A8E-3f55"])
+def test_the_start_of_an_id_passes_validation_to_be_looked_up(value):
+    assert validate(ResendAnswer(replaced_by=value)) == ResendAnswer(replaced_by=value.lower())
 
 
 def test_resend_takes_one_choice_only():
