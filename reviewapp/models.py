@@ -176,6 +176,7 @@ class IndexedItem(models.Model):
             ("answer_question", "Can answer questions moved to the app"),
             ("view_raw_context", "Can see the raw channel_context"),
             ("use_preview", "Can use the prompt preview"),
+            ("view_team_overview", "Can see every person's answers on the overview"),
         ]
 
     def __str__(self) -> str:

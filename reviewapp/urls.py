@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import accounts, answers, golden, health, inbox, items, preview, raw, tokens
+from reviewapp.views import accounts, answers, golden, health, inbox, items, overview, preview, raw, tokens
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
@@ -11,6 +11,7 @@ urlpatterns = [
     path("items/<uuid:item_id>/raw/<str:column>/", raw.item_raw, name="item_raw"),
     path("items/<uuid:item_id>/answer/", answers.item_answer, name="item_answer"),
     path("items/<uuid:item_id>/answer/preview/", answers.item_answer_preview, name="item_answer_preview"),
+    path("overview/", overview.overview_page, name="overview"),
     path("preview/", preview.preview_page, name="preview"),
     path("preview/cases/", golden.golden_case_list, name="golden_cases"),
     path("preview/cases/new/", preview.golden_case_create, name="golden_case_create"),
@@ -23,6 +24,7 @@ urlpatterns = [
     path("api/items/<uuid:item_id>", items.api_item_detail, name="api_item"),
     path("api/items/<uuid:item_id>/answer", answers.api_item_answer, name="api_item_answer"),
     path("api/preview", preview.api_preview, name="api_preview"),
+    path("api/overview", overview.api_overview, name="api_overview"),
     path("accounts/login/", accounts.login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/tokens/", tokens.token_list, name="api_tokens"),
