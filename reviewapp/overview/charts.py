@@ -39,15 +39,18 @@ class Series:
     values: Sequence[int | float]
 
 
-def nice_max(value: float) -> int:
-    """The y axis's top: ``value`` rounded up to 1, 2 or 5 times a power of ten (at least 1). 37 → 50, 0 → 1."""
-    if value <= 1:
-        return 1
-    power = 10 ** math.floor(math.log10(value))
+def axis_top(value: float) -> int:
+    """The y axis's top: four equal whole steps of 1, 2 or 5 times a power of ten that reach ``value``. 37 → 40, 6 → 8.
+
+    Whole steps, so a count's axis never says 2,5 questions.
+    """
+    if value <= 4:
+        return 4
+    power = 10 ** math.floor(math.log10(value / 4))
     for step in (1, 2, 5, 10):
-        if value <= step * power:
-            return int(step * power)
-    return int(10 * power)  # pragma: no cover - the loop ends at 10 × power
+        if value <= 4 * step * power:
+            return int(4 * step * power)
+    return int(40 * power)  # pragma: no cover - the loop ends at 10 × power
 
 
 def _open(chart_id: str, title: str, desc: str) -> list[str]:
@@ -101,7 +104,7 @@ def line_chart(
     fmt: Callable[[float], str],
 ) -> str:
     """One line per series over ``categories`` (days); a single category draws points only."""
-    top = nice_max(max((max(s.values, default=0) for s in series), default=0))
+    top = axis_top(max((max(s.values, default=0) for s in series), default=0))
     plot_width = WIDTH - LEFT - RIGHT
     plot_height = HEIGHT - TOP - BOTTOM
     count = len(categories)
@@ -138,7 +141,7 @@ def bar_chart(
     fmt: Callable[[float], str],
 ) -> str:
     """One bar per category, its value written above it."""
-    top = nice_max(max(values, default=0))
+    top = axis_top(max(values, default=0))
     plot_width = WIDTH - LEFT - RIGHT
     plot_height = HEIGHT - TOP - BOTTOM
     slot = plot_width / max(len(categories), 1)

@@ -57,13 +57,19 @@ _HISTORY_SQL: Final = """
     SELECT (h.occurred_at AT TIME ZONE %(zone)s)::date AS day,
            count(*) FILTER (WHERE h.event_type = 'ChannelQuestionExpired') AS moved,
            count(*) FILTER (WHERE h.event_type = 'ChannelQuestionAnswered' AND h.actor @> %(chat)s::jsonb) AS chat,
-           count(i.id) FILTER (WHERE i.channel_context -> 'representation' -> 'denied' = 'true'::jsonb) AS denied
+           count(denial.item) AS denied
     FROM public.processing_history h
-    LEFT JOIN public.invoice_inbox_items i
-      ON i.id = h.aggregate_id
-     AND h.event_type = 'ChannelQuestionAnswered'
-     AND h.actor @> %(chat)s::jsonb
-     AND h.payload ->> 'question_type' = 'representation'
+    -- Only the chat's representation answers look at their item, each by its
+    -- primary key (LIMIT keeps the planner from hashing the whole table).
+    LEFT JOIN LATERAL (
+        SELECT i.id AS item FROM public.invoice_inbox_items i
+        WHERE h.event_type = 'ChannelQuestionAnswered'
+          AND h.actor @> %(chat)s::jsonb
+          AND h.payload ->> 'question_type' = 'representation'
+          AND i.id = h.aggregate_id
+          AND i.channel_context -> 'representation' -> 'denied' = 'true'::jsonb
+        LIMIT 1
+    ) AS denial ON true
     WHERE h.company_id = ANY(%(companies)s::uuid[])
       AND h.occurred_at >= %(start)s
       AND h.aggregate_type = 'System'

@@ -32,12 +32,13 @@ def hours(x: float | None) -> str:
 
 
 def _axis(x: float) -> str:
-    return number_format(x, decimal_pos=0 if float(x).is_integer() else 1, force_grouping=True)
+    # The charts' axes go up in whole steps (charts.axis_top).
+    return number_format(round(x), force_grouping=True)
 
 
 def day_label(day: dt.date) -> str:
-    """A day on a chart's axis, in the page's language: "1 dec"."""
-    return dateformat.format(day, "j M")
+    """A day on a chart's axis, in the page's language: "1 dec" ("M" would capitalise Swedish months)."""
+    return dateformat.format(day, "j b")
 
 
 # The four daily series, in the order of the chart's legend and the table's columns.

@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from reviewapp.overview.charts import Series, bar_chart, label_step, line_chart, nice_max
+from reviewapp.overview.charts import Series, axis_top, bar_chart, label_step, line_chart
 
 
 @pytest.mark.parametrize(
-    ("value", "top"), [(0, 1), (1, 1), (3, 5), (7, 10), (10, 10), (11, 20), (37, 50), (51, 100), (1234, 2000)]
+    ("value", "top"), [(0, 4), (3, 4), (5, 8), (6, 8), (9, 20), (37, 40), (41, 80), (81, 200), (1234, 2000)]
 )
-def test_the_axis_top_is_one_two_or_five_times_a_power_of_ten(value: int, top: int) -> None:
-    assert nice_max(value) == top
+def test_the_axis_goes_up_in_four_whole_steps_of_one_two_or_five(value: int, top: int) -> None:
+    assert axis_top(value) == top
 
 
 @pytest.mark.parametrize(("count", "step"), [(1, 1), (7, 1), (8, 1), (9, 2), (30, 4), (90, 12)])
@@ -37,13 +37,13 @@ def test_a_line_chart_escapes_its_words_and_formats_its_numbers() -> None:
 
     assert '<title id="c-title">&lt;b&gt;Title&lt;/b&gt;</title>' in svg
     assert '<desc id="c-desc">A &amp; B</desc>' in svg
-    # The y axis goes 0 to 5 in quarters, each through the formatter.
-    assert _texts(svg) == ["[0]", "[1.25]", "[2.5]", "[3.75]", "[5]", "1 dec", "2 dec"]
+    # The y axis goes 0 to 4 in whole steps, each through the formatter.
+    assert _texts(svg) == ["[0]", "[1]", "[2]", "[3]", "[4]", "1 dec", "2 dec"]
     assert "style" not in svg
 
 
 def test_a_line_draws_each_value_at_its_height() -> None:
-    svg = line_chart(chart_id="c", title="t", desc="d", categories=["a", "b"], series=[Series("x", [0, 1])], fmt=str)
+    svg = line_chart(chart_id="c", title="t", desc="d", categories=["a", "b"], series=[Series("x", [0, 4])], fmt=str)
 
     points = re.search(r'<polyline[^>]*points="([^"]+)"', svg)
     assert points is not None
@@ -58,5 +58,5 @@ def test_a_bar_chart_writes_each_value_above_its_bar() -> None:
     svg = bar_chart(chart_id="w", title="t", desc="d", categories=["a", "b", "c"], values=[4, 0, 2], fmt=str)
 
     assert svg.count("<rect") == 3
-    # Five y-axis labels (0 to 5), then each bar's value, then the category names.
+    # Five y-axis labels (0 to 4), then each bar's value, then the category names.
     assert _texts(svg)[5:] == ["4", "0", "2", "a", "b", "c"]
