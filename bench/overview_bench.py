@@ -23,7 +23,9 @@ plain SQL (``generate_series``, as ``bench/sync_bench.py`` does):
   rather than by ``index.poll()`` (222 s at 1 M, measured by sync_bench):
   the overview only reads it.
 
-Then VACUUM ANALYZE both, and times with Django's test client (whole
+Then copies the question events into the review database as every sync
+poll does (``reviewapp.overview.events.copy_new``, timed: the first poll
+after this release does it once for the whole history), VACUUM ANALYZE both, and times with Django's test client (whole
 middleware stack, no network), medians and 90th percentiles of ``--repeat``
 rounds after two warm-up rounds, each round taking every request in turn:
 the page for a superuser at 7, 30 and 90 days, for a bookkeeper assigned 10
@@ -209,12 +211,18 @@ def _fill(items: int) -> float:
             WHERE mod(g, 10) IN (4, 5, 6, 9) AND mod(g, 20) >= 10""",  # noqa: S608 - constants
         [people, items],
     )
-    from reviewapp import index
-
-    index.refresh_companies()  # the sync's copy of the companies, as every poll keeps it
     _sql("bookkeeping", "VACUUM ANALYZE")
+    filled = time.perf_counter() - started
+    from reviewapp.overview.events import copy_new
+
+    started = time.perf_counter()
+    copied = copy_new()
+    print(f"copied {copied:,} question events in {time.perf_counter() - started:.1f} s (the first poll's backfill)")
+    started = time.perf_counter()
+    copy_new()
+    print(f"a poll's copy with nothing new: {(time.perf_counter() - started) * 1000:.1f} ms")
     _sql("default", "VACUUM ANALYZE")
-    return time.perf_counter() - started
+    return filled
 
 
 def _time_round_robin(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
@@ -265,23 +273,18 @@ REQUESTS = [
 
 
 def _statement_times(user: Any, repeat: int) -> dict[str, float]:
-    """Each of the 90-day page's three statements alone, in ms (median)."""
-    import datetime as dt
-
+    """Each part of the 90-day page alone, for a user who sees every company, in ms (median)."""
     from django.utils import timezone
 
     from reviewapp.overview import numbers
 
     now = timezone.now()
-    start = numbers.period_start(numbers.period_dates(90, now)[0])
-    companies = numbers._companies_in_scope(user)
+    dates = numbers.period_dates(90, now)
     calls = {
-        "history (accounted)": lambda: numbers._chat_by_day(companies, start),
-        "answer log": lambda: numbers._app_by_day(None, start),
+        "question events (the sync's copy)": lambda: numbers._chat_by_day(None, dates[0]),
+        "answer log": lambda: numbers._app_by_day(None, numbers.period_start(dates[0])),
         "queue (read model)": lambda: numbers.queue_now(user, now),
-        "the sync's companies": lambda: numbers._companies_in_scope(user),
     }
-    del dt
     return {label: statistics.median(times) for label, times in _time_round_robin(calls, repeat).items()}
 
 
@@ -338,6 +341,7 @@ def main() -> None:
             "waiting": _sql("default", "SELECT count(*) FROM reviewapp_indexeditem WHERE state_needs_answer")[0][0],
             "history events": _sql("bookkeeping", "SELECT count(*) FROM public.processing_history")[0][0],
             "app answers": _sql("default", "SELECT count(*) FROM reviewapp_clarificationevent")[0][0],
+            "copied question events": _sql("default", "SELECT count(*) FROM reviewapp_overviewevent")[0][0],
         }
         print(", ".join(f"{label}: {n:,}" for label, n in counts.items()))
         clients = _clients()
@@ -368,7 +372,7 @@ def main() -> None:
                 f"| {review_n} + {bookkeeping_n} |"
             )
         admin = User.objects.get(username="bench")
-        print("\nThe 90-day page's statements alone (every company), median ms:")
+        print("\nThe 90-day page's parts alone (every company), median ms:")
         for label, ms in _statement_times(admin, args.repeat).items():
             print(f"- {label}: {ms:.1f}")
         if args.explain:

@@ -1,46 +1,40 @@
 """The overview's numbers, each aggregated in SQL and grouped by Europe/Stockholm day.
 
-Three statements, whatever the period (7, 30 or 90 days) or the number of items:
+Three statements on the review database, whatever the period (7, 30 or 90
+days) or the number of items, and none on accounted's:
 
-1. accounted's ``processing_history`` (the ``bookkeeping`` database), through
-   its index ``(company_id, occurred_at)``: per day, the questions
+1. the copy of accounted's question events (``OverviewEvent``, kept by every
+   sync poll: ``reviewapp.overview.events``): per day, the questions
    accounted's 48-hour sweep moved to the app (``ChannelQuestionExpired``),
-   the answers the chat wrote (``ChannelQuestionAnswered`` whose actor is the
-   chat's, ``{"type": "system", "id": "whatsapp-inbound"}``: the app's own
-   events carry ``review-app`` or a linked user's id), and of those the
-   representation answers whose item now holds ``"denied": true`` (the
-   event's payload says only the question type; the denial is in the row);
+   the answers the chat wrote (``ChannelQuestionAnswered`` by the chat's own
+   actor), and of those the representation answers that left the item with
+   ``"denied": true``;
 2. the app's own answer log (``ClarificationEvent``): per day and person,
    the answers written in the app, and of those the denials (the log keeps
    what was entered, ``payload.answer.denied``); corrections
    (``payload.amended``) are not new answers and are left out;
-3. the read model (``IndexedItem``): the queue now, its size, oldest and
-   median wait and the distribution of waits, from ``moved_to_app_at``.
+3. the read model (``IndexedItem``): the queue now, its size, oldest wait and
+   the distribution of waits from ``moved_to_app_at`` in one aggregate, and
+   the median as the middle row(s) of the queue's own index
+   (``index_queue_idx``) rather than a sort of every waiting row.
 
-Every statement is scoped to the companies the user may see
-(``reviewapp.access``). The chat's events are read for those companies by
-id even for a user who sees every company (ids from the sync's copy of
-accounted's companies), so the index on ``(company_id, occurred_at)`` serves
-it instead of a scan of the whole log.
+Every statement is scoped to the companies the user may see (``reviewapp.access``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from django.db import connections
-from django.db.models import Aggregate, Count, FloatField, Min, Q
-from django.db.models.functions import Extract
+from django.db.models import Count, Min, Q
 from django.utils import timezone
 
-from reviewapp import access, index
+from reviewapp import access
 from reviewapp.models import ClarificationEvent, IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
 
 ZONE_NAME: Final = "Europe/Stockholm"
 ZONE: Final = ZoneInfo(ZONE_NAME)
@@ -53,28 +47,14 @@ CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 # Upper bounds of the waiting-time buckets, in days; the last bucket is open.
 WAIT_BUCKET_DAYS: Final = (1, 3, 7, 14, 30)
 
-_HISTORY_SQL: Final = """
-    SELECT (h.occurred_at AT TIME ZONE %(zone)s)::date AS day,
-           count(*) FILTER (WHERE h.event_type = 'ChannelQuestionExpired') AS moved,
-           count(*) FILTER (WHERE h.event_type = 'ChannelQuestionAnswered' AND h.actor @> %(chat)s::jsonb) AS chat,
-           count(denial.item) AS denied
-    FROM public.processing_history h
-    -- Only the chat's representation answers look at their item, each by its
-    -- primary key (LIMIT keeps the planner from hashing the whole table).
-    LEFT JOIN LATERAL (
-        SELECT i.id AS item FROM public.invoice_inbox_items i
-        WHERE h.event_type = 'ChannelQuestionAnswered'
-          AND h.actor @> %(chat)s::jsonb
-          AND h.payload ->> 'question_type' = 'representation'
-          AND i.id = h.aggregate_id
-          AND i.channel_context -> 'representation' -> 'denied' = 'true'::jsonb
-        LIMIT 1
-    ) AS denial ON true
-    WHERE h.company_id = ANY(%(companies)s::uuid[])
-      AND h.occurred_at >= %(start)s
-      AND h.aggregate_type = 'System'
-      AND h.event_type IN ('ChannelQuestionExpired', 'ChannelQuestionAnswered')
-    GROUP BY 1
+_EVENTS_SQL: Final = """
+    SELECT day,
+           count(*) FILTER (WHERE kind = 'moved') AS moved,
+           count(*) FILTER (WHERE kind = 'chat') AS chat,
+           count(*) FILTER (WHERE kind = 'chat' AND denied) AS denied
+    FROM reviewapp_overviewevent
+    WHERE day >= %(first)s {scope}
+    GROUP BY day
 """
 
 _LOG_SQL: Final = """
@@ -146,12 +126,6 @@ def period_start(first: dt.date) -> dt.datetime:
     return dt.datetime.combine(first, dt.time(), tzinfo=ZONE)
 
 
-class _Median(Aggregate):
-    function = "percentile_cont"
-    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
-
-
 def queue_now(user: Any, now: dt.datetime) -> Queue:
     """The user's queue at ``now``: one statement over the read model's needs-answer rows."""
     waits: dict[str, Any] = {}
@@ -165,46 +139,38 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
         waits[f"bucket{n}"] = Count("id", filter=condition)
         newer = bound
     waits[f"bucket{len(bounds)}"] = Count("id", filter=Q(moved_to_app_at__lte=bounds[-1]))
-    row = (
-        IndexedItem.objects.needs_answer()
-        .visible_to(user)
-        .aggregate(
-            waiting=Count("id"),
-            oldest=Min("moved_to_app_at"),
-            # In UTC: Django would extract from the Stockholm wall-clock time, an hour off.
-            median_epoch=_Median(Extract("moved_to_app_at", "epoch", tzinfo=dt.UTC)),
-            **waits,
-        )
-    )
+    waiting = IndexedItem.objects.needs_answer().visible_to(user)
+    row = waiting.aggregate(waiting=Count("id"), timed=Count("moved_to_app_at"), oldest=Min("moved_to_app_at"), **waits)
     oldest = row["oldest"]
-    median = row["median_epoch"]
     return Queue(
         waiting=row["waiting"],
         oldest_waiting_hours=None if oldest is None else _hours(now - oldest),
-        median_wait_hours=None if median is None else _hours(now - dt.datetime.fromtimestamp(median, dt.UTC)),
+        median_wait_hours=_median_wait(waiting, row["timed"], now),
         buckets=tuple(row[f"bucket{n}"] for n in range(len(bounds) + 1)),
     )
+
+
+def _median_wait(waiting: Any, timed: int, now: dt.datetime) -> float | None:
+    """The middle wait (the mean of the two middle ones for an even count), read in the queue's index order."""
+    if timed == 0:
+        return None
+    middle = list(
+        waiting.filter(moved_to_app_at__isnull=False)
+        .queue_order()
+        .values_list("moved_to_app_at", flat=True)[(timed - 1) // 2 : timed // 2 + 1]
+    )
+    waits = [(now - moment).total_seconds() for moment in middle]
+    return _hours(dt.timedelta(seconds=sum(waits) / len(waits)))
 
 
 def _hours(delta: dt.timedelta) -> float:
     return round(max(delta.total_seconds(), 0.0) / 3600, 1)
 
 
-def _companies_in_scope(user: Any) -> list[str]:
-    ids = access.company_ids(user)
-    if ids is None:
-        ids = frozenset(company_id for company_id, _name, _archived in index.synced().companies)
-    return [str(company_id) for company_id in ids]
-
-
-def _chat_by_day(companies: Sequence[str], start: dt.datetime) -> dict[dt.date, tuple[int, int, int]]:
-    if not companies:
-        return {}
-    with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute(
-            _HISTORY_SQL,
-            {"zone": ZONE_NAME, "chat": json.dumps(CHAT_ACTOR), "companies": list(companies), "start": start},
-        )
+def _chat_by_day(companies: Sequence[str] | None, first: dt.date) -> dict[dt.date, tuple[int, int, int]]:
+    scope = "" if companies is None else "AND company_id = ANY(%(companies)s::uuid[])"
+    with connections["default"].cursor() as cursor:
+        cursor.execute(_EVENTS_SQL.format(scope=scope), {"first": first, "companies": list(companies or [])})
         return {day: (moved, chat, denied) for day, moved, chat, denied in cursor.fetchall()}
 
 
@@ -232,8 +198,9 @@ def overview(user: Any, days: int, *, whole_team: bool, now: dt.datetime | None 
     dates = period_dates(days, now)
     start = period_start(dates[0])
     visible = access.company_ids(user)
-    chat = _chat_by_day(_companies_in_scope(user), start)
-    app_rows = _app_by_day(None if visible is None else [str(c) for c in visible], start)
+    scope = None if visible is None else [str(c) for c in visible]
+    chat = _chat_by_day(scope, dates[0])
+    app_rows = _app_by_day(scope, start)
 
     app: dict[dt.date, list[int]] = {}
     # Keyed by user id; a deleted user's answers stay under the name they were logged with.

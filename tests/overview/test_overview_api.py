@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
+from reviewapp import index, roles
 from reviewapp.models import CompanyAssignment
 from tests import factories
 from tests.overview.conftest import APP, CHAT, CRON, app_answer, day_iso, history, item, stockholm_midnight, waiting
@@ -65,6 +65,7 @@ def world(db):  # type: ignore[no-untyped-def]
     app_answer(a1, carl, today + dt.timedelta(minutes=7))
     app_answer(a3, bea, today + dt.timedelta(minutes=8), amended=True)
     app_answer(b1, carl, today + dt.timedelta(minutes=9))
+    index.poll()  # as sync_index --follow would a moment later: it copies the question events
     return {"ours": ours, "theirs": theirs, "bea": bea, "carl": carl}
 
 
@@ -159,3 +160,36 @@ def test_it_takes_a_personal_token(world) -> None:  # type: ignore[no-untyped-de
 
 def test_it_refuses_post_with_405(world) -> None:  # type: ignore[no-untyped-def]
     assert _client(world["bea"]).post(reverse("api_overview")).status_code == 405
+
+
+def test_a_poll_counts_what_was_appended_since_and_a_second_poll_counts_nothing_twice(world) -> None:  # type: ignore[no-untyped-def]
+    client = _client(world["bea"])
+    a_item = item(world["ours"])
+    history(a_item, "ChannelQuestionExpired", stockholm_midnight(0) + dt.timedelta(hours=1), actor=CRON, question="x")
+
+    before = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
+    index.poll()
+    after = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
+    index.poll()
+    again = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
+
+    assert (before, after, again) == (1, 2, 2)
+
+
+def test_an_event_that_commits_after_a_later_one_is_still_counted(world) -> None:  # type: ignore[no-untyped-def]
+    from django.db import connections
+
+    from reviewapp.bookkeeping.models import ProcessingHistory
+    from reviewapp.models import SyncState
+
+    late = item(world["ours"])
+    history(late, "ChannelQuestionExpired", stockholm_midnight(0) + dt.timedelta(hours=2), actor=CRON, question="x")
+    newest = ProcessingHistory.objects.order_by("-seq").values_list("seq", flat=True).first()
+    # As if the poll had read past it before its transaction committed: its seq lies behind the mark.
+    with connections["default"].cursor() as cursor:
+        cursor.execute("UPDATE reviewapp_syncstate SET history_seq = %s WHERE id = 1", [newest + 5])
+    index.poll()
+
+    body = _client(world["bea"]).get(reverse("api_overview"), {"days": 7}).json()
+    assert _by_date(body)[day_iso(0)]["moved_to_app"] == 2
+    assert SyncState.objects.get(pk=1).history_seq >= newest
