@@ -180,3 +180,25 @@ def test_its_statements_do_not_grow_with_the_period(team) -> None:  # type: igno
     # The page reads nothing from accounted's database: the sync copied what it counts.
     assert counts[0][1] == 0
     assert any(re.search(r"reviewapp_overviewevent", q["sql"]) for q in review.captured_queries)
+
+
+def test_the_waits_fall_into_their_buckets(team) -> None:  # type: ignore[no-untyped-def]
+    from tests.overview.conftest import waiting
+
+    now = dt.datetime.now(dt.UTC)
+    for hours in (2, 30, 240, 1000):
+        waiting(team["ours"], now - dt.timedelta(hours=hours))
+    waiting(team["ours"], None)  # no time recorded: waiting, in no bucket
+    waiting(factories.make_company(), now - dt.timedelta(hours=5))  # not Bea's company
+
+    page = page_of(_client(team["bea"]).get(reverse("overview")))
+
+    assert page.table("wait-table")[1:] == [
+        ["under 1 day", "1"],
+        ["1–3 days", "1"],
+        ["3–7 days", "0"],
+        ["7–14 days", "1"],
+        ["14–30 days", "0"],
+        ["30 days or more", "1"],
+    ]
+    assert page.text("figure-waiting") == "5"
