@@ -159,6 +159,12 @@ class IndexedItem(models.Model):
                 name="index_queue_idx",
                 condition=models.Q(state_needs_answer=True),
             ),
+            # The overview's queue for a bookkeeper: their companies' waits, in ranges (reviewapp.overview.numbers).
+            models.Index(
+                fields=["company_id", "moved_to_app_at"],
+                name="index_company_queue_idx",
+                condition=models.Q(state_needs_answer=True),
+            ),
             models.Index(fields=["source_updated_at"], name="index_source_updated_idx"),
             models.Index(fields=["document_id"], name="index_document_idx"),
             models.Index(fields=["correlation_id"], name="index_correlation_idx"),

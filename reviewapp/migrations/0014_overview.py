@@ -65,5 +65,13 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
+        migrations.AddIndex(
+            model_name="indexeditem",
+            index=models.Index(
+                condition=models.Q(("state_needs_answer", True)),
+                fields=["company_id", "moved_to_app_at"],
+                name="index_company_queue_idx",
+            ),
+        ),
         migrations.RunPython(grant, migrations.RunPython.noop),
     ]

@@ -71,7 +71,14 @@ _LOG_SQL: Final = """
       AND (e.payload -> 'amended') IS DISTINCT FROM 'true'::jsonb
     GROUP BY 1, 2, 3
 """
-_LOG_SCOPE: Final = "JOIN reviewapp_indexeditem i ON i.id = e.item_id AND i.company_id = ANY(%(companies)s::uuid[])"
+# Each logged answer's item looked up by primary key (LIMIT keeps the planner
+# from hashing half the read model for a bookkeeper: 290 ms at 1 M items).
+_LOG_SCOPE: Final = """
+    JOIN LATERAL (
+        SELECT 1 FROM reviewapp_indexeditem i
+        WHERE i.id = e.item_id AND i.company_id = ANY(%(companies)s::uuid[]) LIMIT 1
+    ) AS visible ON true
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +190,8 @@ def _median_wait(waiting: Any, timed: int, now: dt.datetime) -> float | None:
         return None
     middle = list(
         waiting.filter(moved_to_app_at__isnull=False)
-        .queue_order()
+        # Not queue_order(): without the id the company index answers alone, no table rows.
+        .order_by("moved_to_app_at")
         .values_list("moved_to_app_at", flat=True)[(timed - 1) // 2 : timed // 2 + 1]
     )
     waits = [(now - moment).total_seconds() for moment in middle]
