@@ -482,7 +482,9 @@ def poll(*, workers: int = 0) -> PassReport:
         # Not ``companies``: _refresh_companies keeps that column itself.
         state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
         from reviewapp.answers.resettle import resettle_app_answers  # answers index after writing: import late
+        from reviewapp.overview.events import copy_new  # the overview's copy of the question events
 
+        copy_new()
         return PassReport(ran=True, indexed=indexed, resettled=resettle_app_answers())
 
 

@@ -34,7 +34,9 @@ _VIEW = ["view_indexeditem", "view_clarificationevent"]
 # in the admin); Support and QA work across every customer.
 ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
     BOOKKEEPER: [*_VIEW, "answer_question"],
-    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "view_all_companies"],
+    # Support look after the work across customers, so they see who answered
+    # how many; a lead bookkeeper is given "view_team_overview" in the admin.
+    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "view_all_companies", "view_team_overview"],
     QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase", "view_all_companies"],
 }
 
@@ -44,6 +46,7 @@ ANSWER: Final = "reviewapp.answer_question"
 VIEW_RAW: Final = "reviewapp.view_raw_context"
 PREVIEW: Final = "reviewapp.use_preview"
 SAVE_GOLDEN: Final = "reviewapp.add_goldencase"
+VIEW_TEAM_OVERVIEW: Final = "reviewapp.view_team_overview"
 
 
 def role_labels(user: object) -> list[str]:

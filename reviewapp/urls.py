@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import accounts, answers, bulk, golden, health, inbox, items, preview, raw, tokens
+from reviewapp.views import accounts, answers, bulk, golden, health, inbox, items, overview, preview, raw, tokens
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("items/<uuid:item_id>/answer/", answers.item_answer, name="item_answer"),
     path("items/<uuid:item_id>/answer/preview/", answers.item_answer_preview, name="item_answer_preview"),
     path("answers/bulk/", bulk.bulk_answer, name="answers_bulk"),
+    path("overview/", overview.overview_page, name="overview"),
     path("preview/", preview.preview_page, name="preview"),
     path("preview/cases/", golden.golden_case_list, name="golden_cases"),
     path("preview/cases/new/", preview.golden_case_create, name="golden_case_create"),
@@ -25,6 +26,7 @@ urlpatterns = [
     path("api/items/<uuid:item_id>/answer", answers.api_item_answer, name="api_item_answer"),
     path("api/answers", bulk.api_answers, name="api_answers"),
     path("api/preview", preview.api_preview, name="api_preview"),
+    path("api/overview", overview.api_overview, name="api_overview"),
     path("accounts/login/", accounts.login_view, name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("account/tokens/", tokens.token_list, name="api_tokens"),

@@ -33,6 +33,8 @@ class Element:
     # The id of the <form> the element is in, if any (its ``form`` attribute aside).
     in_form: str | None
     parts: list[str] = field(default_factory=list)
+    # The elements it is inside, outermost first.
+    ancestors: list[Element] = field(default_factory=list, repr=False)
 
     @property
     def text(self) -> str:
@@ -59,7 +61,7 @@ class _Parser(HTMLParser):
 
     def handle_starttag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
         attrs = dict(attr_list)
-        element = Element(tag, attrs, self._form)
+        element = Element(tag, attrs, self._form, ancestors=list(self._open))
         self.elements.append(element)
         self._drop_newline = tag in _NEWLINE_DROPPED
         if tag == "form":
@@ -68,7 +70,7 @@ class _Parser(HTMLParser):
             self._open.append(element)
 
     def handle_startendtag(self, tag: str, attr_list: list[tuple[str, str | None]]) -> None:
-        self.elements.append(Element(tag, dict(attr_list), self._form))
+        self.elements.append(Element(tag, dict(attr_list), self._form, ancestors=list(self._open)))
         self._drop_newline = False
 
     def handle_endtag(self, tag: str) -> None:
@@ -127,6 +129,22 @@ class Page:
         if id is not None:
             return [e.text for e in self.elements if e.attrs.get("id") == id]
         return [e.text for e in self.elements if e.has_class(cls or "")]
+
+    def table(self, table_id: str) -> list[list[str]]:
+        """The text of each cell (``th`` and ``td``) of each row of the table with this id, whitespace trimmed."""
+        table = self._by_id(table_id)
+        if table is None:
+            raise KeyError(table_id)
+        rows = [e for e in self.elements if e.tag == "tr" and any(a is table for a in e.ancestors)]
+        return [
+            [c.text.strip() for c in self.elements if c.tag in ("th", "td") and c.ancestors and c.ancestors[-1] is row]
+            for row in rows
+        ]
+
+    def children_of(self, element_id: str, tag: str) -> list[Element]:
+        """Every ``tag`` element inside the element with this id."""
+        parent = self._by_id(element_id)
+        return [e for e in self.elements if e.tag == tag and any(a is parent for a in e.ancestors)]
 
     def tags(self, name: str) -> list[Attrs]:
         return [e.attrs for e in self.elements if e.tag == name]
