@@ -454,11 +454,8 @@ def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return [row for row in rows if known.get(row[0]) != row[4]]
 
 
-def poll(*, workers: int = 0) -> PassReport:
-    """One incremental pass: what changed since the watermark (everything, the first time).
-
-    ``workers``: derivation processes for a whole-table pass (``index_bulk``).
-    """
+def poll() -> PassReport:
+    """One incremental pass: what changed since the watermark (everything, the first time)."""
     with _Lock() as held:
         if not held:
             return PassReport(ran=False)
@@ -470,7 +467,7 @@ def poll(*, workers: int = 0) -> PassReport:
                 started = cursor.fetchone()[0]
             from reviewapp import index_bulk  # it builds on this module: import late
 
-            indexed = index_bulk.walk_all("index" if state.watermark is None else "re-index", workers=workers)
+            indexed = index_bulk.walk_all("index" if state.watermark is None else "re-index")
             state.watermark = max(started, state.watermark) if state.watermark else started
             state.rules_version = RULES_VERSION
         else:

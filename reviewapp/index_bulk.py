@@ -30,12 +30,9 @@ incremental poll and the rules):
   database with COPY (bytes piped through, nothing decoded), and finds the
   rows gone and the rows out of date with two joins there.
 
-Deriving is most of a pass's time. ``sync_index --workers N`` derives in N
-worker processes while this one reads the next batch and writes the last (a
-batch with a failed row is derived again here, so its exception and
-traceback reach the log); only for passes over ``PARALLEL_FROM`` rows. It is
-off by default: on this project's shared 2-core machine, with PostgreSQL and
-other work on the same cores, it made the pass slower (bench/README.md).
+Deriving is most of a pass's time, and it runs in this process: deriving in
+worker processes was tried and measured slower on the 2-core machine (57.2 s
+against 48.8 s at 200 000 rows, bench/README.md), so it was removed.
 
 Progress (rows/s, rows done, time left) is logged every ``PROGRESS_EVERY``
 and, when stdout is a terminal, also printed on one line that rewrites itself.
@@ -48,13 +45,10 @@ import datetime as dt
 import importlib
 import json
 import logging
-import multiprocessing
 import operator
 import sys
 import time
-from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Final, TextIO
 
 import orjson
@@ -72,9 +66,6 @@ log = logging.getLogger("reviewapp.index")
 # large enough that the per-batch queries cost nothing per row, small enough
 # that a batch's rows, dicts and COPY buffer stay a few megabytes.
 BATCH: Final = 5_000
-# Below this many rows a pass derives in this process only (the first poll
-# of a small installation, the tests): starting workers would cost more.
-PARALLEL_FROM: Final = 50_000
 # From this many rows a whole-table pass builds a new table and swaps it in;
 # below, it merges into the live one (cheaper than building every index).
 SWAP_FROM: Final = 20_000
@@ -191,46 +182,10 @@ def _copy_rows(
     return records
 
 
-def _derive_apart(rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]] | None:
-    """``index._derive`` in a worker process; None when a row failed (the parent derives that batch again).
-
-    A failure is rare and the parent needs the exception itself (its
-    traceback goes to the log), which does not cross a process boundary.
-    """
+def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
+    """Derive one batch as a poll does and COPY it into the staging table ``into``."""
     failures = index._Failures()
     values = index._derive(rows, failures)
-    return None if failures.errors else values
-
-
-def _derived_batches(
-    progress: Progress, workers: int
-) -> Iterator[tuple[list[tuple[Any, ...]], list[dict[str, Any]] | None]]:
-    """Each batch of rows with its derived values (None: derive it here), in the stream's order.
-
-    With worker processes, this process reads and writes while they derive:
-    up to one batch per worker is in flight beyond the one being written.
-    """
-    if workers < 1 or progress.total < PARALLEL_FROM:
-        for rows in _source_batches(progress):
-            yield rows, None
-        return
-    # fork: the workers need no Django set-up and touch no connection (they only derive).
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        flight: deque[tuple[list[tuple[Any, ...]], Future[list[dict[str, Any]] | None]]] = deque()
-        for rows in _source_batches(progress):
-            flight.append((rows, pool.submit(_derive_apart, rows)))
-            if len(flight) > workers:
-                done, future = flight.popleft()
-                yield done, future.result()
-        while flight:
-            done, future = flight.popleft()
-            yield done, future.result()
-
-
-def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING, derived: list[dict[str, Any]] | None = None) -> int:
-    """Derive one batch as a poll does (unless a worker did) and COPY it into the staging table ``into``."""
-    failures = index._Failures()
-    values = derived if derived is not None else index._derive(rows, failures)
     if not values:
         return 0
     index._moved_to_app_at(values)
@@ -290,7 +245,7 @@ def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
                 progress.step(len(rows))
 
 
-def walk_all(what: str = "index", *, workers: int = 0) -> int:
+def walk_all(what: str = "index") -> int:
     """Index every row of accounted's table (the first poll, a new RULES_VERSION); the rows read.
 
     A big table is built anew and swapped in; a small one (under
@@ -303,7 +258,7 @@ def walk_all(what: str = "index", *, workers: int = 0) -> int:
     if progress.total < SWAP_FROM:
         _create_staging()
         try:
-            done = sum(_stage(rows, derived=derived) for rows, derived in _derived_batches(progress, workers))
+            done = sum(_stage(rows) for rows in _source_batches(progress))
             written = _merge()
             progress.finish(f"; {written:,} rows new or changed")
             return done
@@ -316,8 +271,8 @@ def walk_all(what: str = "index", *, workers: int = 0) -> int:
         cursor.execute(f"CREATE TABLE {nxt} (LIKE {live} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
     try:
         done = 0
-        for rows, derived in _derived_batches(progress, workers):
-            done += _stage(rows, into=nxt, derived=derived)
+        for rows in _source_batches(progress):
+            done += _stage(rows, into=nxt)
         building = time.monotonic()
         _build_indexes(live, nxt)
         built = time.monotonic()

@@ -12,7 +12,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import index, index_bulk, states
+from reviewapp import index, index_bulk
 from reviewapp.inbox.counts import tally_counts
 from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem, SyncState
@@ -154,32 +154,3 @@ def test_progress_prints_nothing_when_stdout_is_not_a_terminal(
         progress.step(5)
     assert pipe.getvalue() == ""
     assert any("5 of about 10 rows" in r.getMessage() for r in caplog.records)
-
-
-def test_worker_processes_derive_every_row_as_this_one_does_and_a_failing_row_is_still_malformed(
-    company: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    compute = states.compute
-
-    def failing(channel_context: object, *args: Any, **kwargs: Any) -> states.ItemStates:
-        if isinstance(channel_context, dict) and channel_context.get("tripwire"):
-            raise ZeroDivisionError("division by zero in a rule")
-        return compute(channel_context, *args, **kwargs)
-
-    monkeypatch.setattr(states, "compute", failing)  # the forked workers inherit it
-    moved = [factories.make_item(company, indexed=False, channel_context=pending("moved_to_app")) for _ in range(3)]
-    broken = factories.make_item(company, indexed=False, channel_context={"channel": "whatsapp", "tripwire": True})
-    monkeypatch.setattr(index_bulk, "PARALLEL_FROM", 0)
-    monkeypatch.setattr(index_bulk, "SWAP_FROM", 0)
-    monkeypatch.setattr(index_bulk, "BATCH", 1)
-
-    with caplog.at_level(logging.WARNING, logger="reviewapp.index"):
-        assert index.poll(workers=2).indexed == 4
-
-    assert IndexedItem.objects.filter(pk__in=[m.id for m in moved], state_needs_answer=True).count() == 3
-    row = IndexedItem.objects.get(pk=broken.id)
-    assert row.state_malformed
-    assert row.malformed_reason == "could not be indexed: ZeroDivisionError: division by zero in a rule"
-    logged = [r for r in caplog.records if str(broken.id) in r.getMessage()]
-    assert len(logged) == 1
-    assert logged[0].exc_info is not None  # the traceback reached the log

@@ -1,10 +1,9 @@
-"""``manage.py sync_index [--follow] [--interval S] [--reconcile-every S] [--workers N]``: keep the read model in step.
+"""``manage.py sync_index [--follow] [--interval S] [--reconcile-every S]``: keep the read model in step.
 
 One pass by default (the first one indexes everything, and so does the
 first after a release changed ``index.RULES_VERSION``: it builds a new table
 beside the list and swaps it in when done, printing rows/s and the time left
-on a terminal and logging them; ``--workers N`` derives in N more processes,
-``reviewapp.index_bulk``). With ``--follow`` it
+on a terminal and logging them; see ``reviewapp.index_bulk``). With ``--follow`` it
 loops: a poll every ``--interval`` seconds (2 by default) and a reconcile
 (deleted rows, company renames, anything a poll could not see) every
 ``--reconcile-every`` seconds. Any number of hosts may run it: each pass
@@ -83,18 +82,12 @@ class Command(BaseCommand):
             "--reconcile-every", type=float, default=300.0, help="seconds between full reconciles (default 300)"
         )
         parser.add_argument("--reconcile", action="store_true", help="also reconcile in a single pass")
-        parser.add_argument(
-            "--workers",
-            type=int,
-            default=0,
-            help="processes that derive rows in a whole-table pass (first poll, re-index); default 0: this one",
-        )
         # For tests and benchmarks: stop after this many seconds (0: never).
         parser.add_argument("--max-seconds", type=float, default=0.0, help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["follow"]:
-            self._report("poll", index.poll(workers=options["workers"]))
+            self._report("poll", index.poll())
             if options["reconcile"]:
                 self._report("reconcile", index.reconcile())
             return
@@ -104,7 +97,7 @@ class Command(BaseCommand):
         backoff = Backoff()
         while deadline is None or time.monotonic() < deadline:
             try:
-                self._report("poll", index.poll(workers=options["workers"]), quiet=True)
+                self._report("poll", index.poll(), quiet=True)
                 if time.monotonic() >= next_reconcile:
                     self._report("reconcile", index.reconcile(), quiet=True)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
