@@ -61,7 +61,7 @@ LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
 INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
 # Raise when a release changes how a row is derived (states, search text,
 # summary): the next poll then re-indexes every row once, as the first did.
-RULES_VERSION: Final = 3
+RULES_VERSION: Final = 4  # 4: answered_question_type and search_fields
 
 _SELECT = """
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
@@ -85,8 +85,10 @@ _COLUMNS: Final = (
     *((field, "boolean") for field in states.STATE_FIELDS.values()),
     ("open_question_type", "text"),
     ("open_question_asked_at", "timestamptz"),
+    ("answered_question_type", "text"),
     ("moved_to_app_at", "timestamptz"),
     ("search_text", "text"),
+    ("search_fields", "jsonb"),
     ("summary", "jsonb"),
     ("malformed_reason", "text"),
 )
@@ -275,6 +277,7 @@ def _failed_values(row: Sequence[Any], reason: str) -> dict[str, Any]:
             states.STATE_FIELDS[states.MALFORMED]: True,
             states.STATE_FIELDS[states.BOOKED]: bool(booked),
             "search_text": "",
+            "search_fields": [],
             "malformed_reason": reason,
         }
     )

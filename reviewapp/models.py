@@ -127,11 +127,19 @@ class IndexedItem(models.Model):
     state_answer_replaced = models.BooleanField(default=False)
     open_question_type = models.CharField(max_length=20, null=True, blank=True)
     open_question_asked_at = models.DateTimeField(null=True, blank=True)
+    # The type of the question the item's pending_question records as
+    # answered: the list's question-type filter matches it or the open one
+    # ("answered representation items"; states.answered_question_type_of).
+    answered_question_type = models.CharField(max_length=20, null=True, blank=True)
     # When a question needing an answer moved from the chat to the app: the
     # bookkeeper's queue is oldest first by this (reviewapp.index._moved_to_app_at).
     moved_to_app_at = models.DateTimeField(null=True, blank=True)
-    # Lower-cased supplier, participant names, purpose and notes for search.
+    # Lower-cased supplier, participant names, purpose, notes and raw answers for search.
     search_text = models.TextField(default="", blank=True)
+    # The same texts field by field, in their own case: [[key, text], ...]
+    # (states.search_fields_of). Read only for a searched page's rows, to say
+    # why each matched (reviewapp.inbox.matches).
+    search_fields = models.JSONField(default=list, blank=True)
     # clarifications' summary as JSON (the list API's "summary"), and why the
     # row is malformed, if it is: the problems analyse found, or why its JSON
     # could not be read at all.

@@ -82,12 +82,21 @@ class ItemStates:
     search_text: str
     summary: dict[str, Any] | None
     malformed_reason: str
+    # The type of the question the item's pending_question records as answered
+    # (None: none answered, or a type the filter does not offer).
+    answered_question_type: str | None = None
+    # What search_text was made of, field by field and in its original case:
+    # [[field key, text], ...] (SEARCH_FIELD_KEYS). The list says why a row
+    # matched a search from these, for the rows of one page only.
+    search_fields: tuple[tuple[str, str], ...] = ()
 
     def column_values(self) -> dict[str, Any]:
         """The IndexedItem column values for these states."""
         values: dict[str, Any] = {field: key in self.states for key, field in STATE_FIELDS.items()}
         values["open_question_type"] = self.open_question_type
         values["open_question_asked_at"] = self.open_question_asked_at
+        values["answered_question_type"] = self.answered_question_type
+        values["search_fields"] = [list(pair) for pair in self.search_fields]
         values["search_text"] = self.search_text
         values["summary"] = self.summary
         values["malformed_reason"] = self.malformed_reason
@@ -168,34 +177,84 @@ def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
 
 
-def search_text_of(channel_context: object, extracted_data: object) -> str:
-    """Lower-cased text the list's free-text search looks in.
+# The fields the list's search looks in, by the key ``search_fields`` stores
+# them under (reviewapp.inbox.matches names them on screen).
+SUPPLIER: Final = "supplier"
+NOTE: Final = "note"
+RAW_ANSWER: Final = "raw_answer"
+PURPOSE: Final = "purpose"
+PARTICIPANT: Final = "participant"
+PARTICIPANT_COMPANY: Final = "participant_company"
+SEARCH_FIELD_KEYS: Final = (SUPPLIER, NOTE, RAW_ANSWER, PURPOSE, PARTICIPANT, PARTICIPANT_COMPANY)
 
-    Supplier name, participant names and companies, purpose, note and the
-    customer's raw answers (the representation's and the context's, so a
-    denial is found by its "nej"); never the caption, which nobody reviewed.
+
+def search_fields_of(channel_context: object, extracted_data: object) -> list[tuple[str, str]]:
+    """The texts the list's free-text search looks in, each with the field it came from, stripped.
+
+    Supplier name, the note, the stored raw answers (the context's and the
+    representation's, so a denial is found by its "nej"), purpose,
+    participant names and companies; never the caption, which nobody
+    reviewed.
     """
-    parts: list[str] = []
+    found: list[tuple[str, str]] = []
+
+    def add(key: str, value: object) -> None:
+        text = _text(value).strip()
+        if text:
+            found.append((key, text))
+
     if isinstance(extracted_data, dict):
         supplier = extracted_data.get("supplier")
         if isinstance(supplier, dict):
-            parts.append(_text(supplier.get("name")))
+            add(SUPPLIER, supplier.get("name"))
     if isinstance(channel_context, dict):
-        parts.append(_text(channel_context.get("user_note")))
+        add(NOTE, channel_context.get("user_note"))
         answer = channel_context.get("context_answer")
         if isinstance(answer, dict):
-            parts.append(_text(answer.get("raw_answer")))
+            add(RAW_ANSWER, answer.get("raw_answer"))
         rep = channel_context.get("representation")
         if isinstance(rep, dict):
-            parts.append(_text(rep.get("purpose")))
-            parts.append(_text(rep.get("raw_answer")))
+            add(PURPOSE, rep.get("purpose"))
+            add(RAW_ANSWER, rep.get("raw_answer"))
             people = rep.get("participants")
             if isinstance(people, list):
                 for person in people:
                     if isinstance(person, dict):
-                        parts.append(_text(person.get("name")))
-                        parts.append(_text(person.get("company")))
-    return " ".join(p.strip() for p in parts if p.strip()).lower()
+                        add(PARTICIPANT, person.get("name"))
+                        add(PARTICIPANT_COMPANY, person.get("company"))
+    return found
+
+
+def _bounded_fields(fields: list[tuple[str, str]], max_chars: int) -> tuple[tuple[str, str], ...]:
+    """The fields as far as ``max_chars`` of their joined text reach (what ``search_text`` keeps)."""
+    kept: list[tuple[str, str]] = []
+    left = max_chars
+    for key, text in fields:
+        if left <= 0:
+            break
+        kept.append((key, text[:left]))
+        left -= len(text) + 1
+    return tuple(kept)
+
+
+def search_text_of(channel_context: object, extracted_data: object) -> str:
+    """Lower-cased text the list's free-text search looks in (``search_fields_of``, joined)."""
+    return " ".join(text for _key, text in search_fields_of(channel_context, extracted_data)).lower()
+
+
+def answered_question_type_of(channel_context: object) -> str | None:
+    """The type of the question ``pending_question`` records as answered, if the filter offers it.
+
+    The intake keeps ``pending_question`` after an answer, with ``status``
+    "answered" and its ``type`` (the contract, step 3), and so does the app.
+    """
+    if not isinstance(channel_context, dict):
+        return None
+    pending = channel_context.get("pending_question")
+    if not isinstance(pending, dict) or pending.get("status") != "answered":
+        return None
+    kind = pending.get("type")
+    return kind if isinstance(kind, str) and kind in QUESTION_TYPES else None
 
 
 def undecodable_reason(channel_context: object, extracted_data: object) -> str:
@@ -242,11 +301,14 @@ def compute(channel_context: object, extracted_data: object = None, *, booked: b
     found = states_of(analysis, booked=booked)
     if unreadable:
         found |= {MALFORMED}
+    fields = search_fields_of(channel_context, extracted_data)
     return ItemStates(
         states=found,
         open_question_type=question_type,
         open_question_asked_at=asked_at,
-        search_text=search_text_of(channel_context, extracted_data)[:SEARCH_TEXT_MAX_CHARS],
+        answered_question_type=answered_question_type_of(channel_context) if question is None else None,
+        search_fields=_bounded_fields(fields, SEARCH_TEXT_MAX_CHARS),
+        search_text=" ".join(text for _key, text in fields).lower()[:SEARCH_TEXT_MAX_CHARS],
         summary=_bounded_summary(analysis.summary.to_json() if analysis.summary is not None else None),
         malformed_reason=unreadable or "; ".join(analysis.problems),
     )

@@ -12,10 +12,15 @@ from reviewapp.previews.maintenance import MAX_TAG_LENGTH, MAX_TAGS, normalise_t
 
 
 class GoldenCaseAcceptForm(forms.Form):
-    """What the person compared: the stored and the current output's ``digest``."""
+    """What the person compared: the stored and the current output's ``digest``.
+
+    ``confirm`` is sent only by the confirmation page's button (its name and
+    value), so no other form, however old, accepts without that page.
+    """
 
     expected_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
     actual_digest = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    confirm = forms.BooleanField(required=True, widget=forms.HiddenInput)
 
 
 class GoldenCaseRenameForm(forms.Form):

@@ -65,6 +65,22 @@ class CompanyChoiceField(forms.TypedChoiceField):
         super().__init__(coerce=uuid.UUID, empty_value=None, **kwargs)
 
 
+class StateField(forms.MultipleChoiceField):
+    """The ticked states; a state a link names that does not exist is refused with the ones that do."""
+
+    def validate(self, value: Any) -> None:
+        try:
+            super().validate(value)
+        except forms.ValidationError as error:
+            if error.code != "invalid_choice":
+                raise
+            raise forms.ValidationError(
+                _("“%(value)s” is not a state. The states are: %(states)s."),
+                code="invalid_choice",
+                params={**(error.params or {}), "states": ", ".join(states.STATE_KEYS)},
+            ) from None
+
+
 class IsoDateField(forms.DateField):
     """A date typed as YYYY-MM-DD, whatever the browser's language.
 
@@ -118,15 +134,16 @@ class Control:
 
 
 class InboxFilterForm(forms.Form):
-    state = forms.MultipleChoiceField(
+    state = StateField(
         label=_("State"),
         choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Items in any ticked state."),
     )
+    # The open question's type, or the answered question's (inbox.query.filtered_items).
     type = forms.ChoiceField(
-        label=_("Open question"),
+        label=_("Question type"),
         choices=[("", _("Any")), *((key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES)],
         required=False,
     )

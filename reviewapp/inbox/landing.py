@@ -7,6 +7,10 @@
   and in any state; QA looks for fresh material for golden cases across all
   states. A narrower default would hide what either came for.
 
+After login (``after_login_url``), QA land on the prompt preview instead:
+golden cases and the playground are their work, the list only a source
+of material. Whoever may answer questions keeps the queue.
+
 Any query string at all (even ``?sort=received``) is taken as asked for, so
 "Clear filters" and every shared link mean the same thing for everyone.
 """
@@ -49,3 +53,22 @@ def inbox_url(user: AbstractBaseUser | AnonymousUser) -> str:
 def all_items_url() -> str:
     """Every item, newest first, for anyone ("Clear filters")."""
     return reverse("inbox") + "?sort=" + SORT_RECEIVED
+
+
+def after_login_url(user: AbstractBaseUser | AnonymousUser, requested: str) -> str:
+    """Where the login form sends ``user``: the page they asked for, or their own start page.
+
+    ``requested`` is the ``next`` the login form carries (the login-required
+    middleware sends the bare ``/`` for a visitor who opened the site). A QA
+    user (may keep golden cases, may not answer) starts on the preview
+    rather than that bare list; any other address is kept as asked.
+    """
+    bare = requested in ("", reverse("inbox"))
+    if (
+        bare
+        and isinstance(user, PermissionsMixin)
+        and user.has_perm(roles.SAVE_GOLDEN)
+        and not user.has_perm(roles.ANSWER)
+    ):
+        return reverse("preview")
+    return requested or reverse("inbox")

@@ -28,6 +28,7 @@ from reviewapp import index, states
 from reviewapp.answers.bulk import BULK_TYPES
 from reviewapp.dates import local_time
 from reviewapp.inbox.counts import Counts, facet_counts
+from reviewapp.inbox.matches import Match, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
@@ -150,8 +151,8 @@ class RowDisplay:
     supplier: str
     total: str  # "1 234,50 SEK" in the active language, or "—"
     badges: list[tuple[str, str]]  # (state key, label)
-    question_type: str  # "" when there is no open question
-    question_owner: str  # "app" or "whatsapp", or ""
+    question_type: str  # the open question's type, else the answered one's; "" for neither
+    question_owner: str  # "app" or "whatsapp" (open), "answered", or ""
     question_owner_text: str
     question_window: str  # what is left of the chat's window, "window closed", or ""
     waiting_iso: str
@@ -161,6 +162,8 @@ class RowDisplay:
     item_id: str = ""
     # Its question waits in the app and is one a bulk answer settles (context, resend): the row can be ticked.
     tickable: bool = False
+    # Why the row matched the search (inbox.matches): empty without one.
+    matched: list[Match] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,18 +263,21 @@ def _local_minute(moment: dt.datetime) -> str:
     return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
 
 
-def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None, link_query: str) -> list[RowDisplay]:
+def display_rows(
+    rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None, link_query: str, search: str = ""
+) -> list[RowDisplay]:
     """The page's rows, formatted for the active language and time zone.
 
     What is the same for every row (labels, the item URL's shape) is
     translated or built once per page, not once per row. ``viewer_id`` tells
     "You are answering" from "anna is answering"; ``link_query`` is the
-    list's query string each row's link carries.
+    list's query string each row's link carries; ``search``, the list's search
+    text, for saying where each row matched it.
     """
     state_labels = {key: str(label) for key, label in states.STATE_LABELS.items()}
     type_labels = {key: str(label) for key, label in states.QUESTION_TYPE_LABELS.items()}
     unknown_type = _("Unknown question type")
-    owner_texts = {"app": _("The app owns it"), "whatsapp": _("WhatsApp owns it")}
+    owner_texts = {"app": _("The app owns it"), "whatsapp": _("WhatsApp owns it"), "answered": _("Answered")}
     window_closed = _("window closed")
     you = _("You are answering")
     left_text = _("%(left)s left")
@@ -293,6 +299,12 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 window = left_text % {"left": timeuntil(question.window_ends_at, now, time_strings=units)}
             else:
                 window = window_closed
+        # The open question, else the one the item answered (what the type filter matches).
+        question_type, question_owner = "", ""
+        if question is not None:
+            question_type, question_owner = type_labels.get(question.type or "", unknown_type), question.owner
+        elif item.answered_question_type:
+            question_type, question_owner = type_labels.get(item.answered_question_type, unknown_type), "answered"
         waiting_since = row.waiting_since
         held_by = ""
         if row.holder_id:
@@ -308,9 +320,9 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 supplier="—" if item.supplier_name is None else item.supplier_name,
                 total="—" if item.total is None else f"{amount(item.total)} {item.currency}",
                 badges=[(key, state_labels[key]) for key in row.states],
-                question_type="" if question is None else type_labels.get(question.type or "", unknown_type),
-                question_owner="" if question is None else question.owner,
-                question_owner_text="" if question is None else owner_texts[question.owner],
+                question_type=question_type,
+                question_owner=question_owner,
+                question_owner_text=owner_texts.get(question_owner, ""),
                 question_window=window,
                 waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
@@ -318,6 +330,7 @@ def display_rows(rows: Iterable[Row], *, now: dt.datetime, viewer_id: int | None
                 row_class="inbox-row is-held" if held_by else "inbox-row",
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
+                matched=row_matches(item.id, item.search_fields, search) if search else [],
             )
         )
     return shown
@@ -375,7 +388,11 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     offset = (number - 1) * query.page_size
     page_ids = ordered(filtered_items(query), query.sort).values("pk")[offset : offset + query.page_size]
     live = Reservation.objects.filter(item_id=OuterRef("pk"), expires_at__gt=Now())
-    rows = IndexedItem.objects.filter(pk__in=page_ids).annotate(
+    rows = IndexedItem.objects.filter(pk__in=page_ids)
+    if not query.text:
+        # Only a searched page says where its rows matched (inbox.matches).
+        rows = rows.defer("search_fields")
+    rows = rows.annotate(
         held_by_id=Subquery(live.values("user_id")[:1]),
         held_by_name=Subquery(live.values("user__username")[:1]),
     )

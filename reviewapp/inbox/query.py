@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
 from django.http import QueryDict
 from django.utils import timezone
 
@@ -114,7 +115,9 @@ def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
     """The items matching ``query``'s filters, unordered and unpaged."""
     items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text)
     if query.question_type:
-        items = items.filter(open_question_type=query.question_type)
+        # The open question's type or the answered one's (an item has one or
+        # the other): with "Answered" ticked, answered items of that type.
+        items = items.filter(Q(open_question_type=query.question_type) | Q(answered_question_type=query.question_type))
     if query.company_id:
         items = items.filter(company_id=query.company_id)
     start = _start_of_day(query.received_from) if query.received_from else None

@@ -29,6 +29,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from reviewapp import states
+from reviewapp.answers.inputs import READABLE, REPLACED, RESEND, UPLOAD
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
@@ -52,8 +53,18 @@ CHAT: Final = "chat"
 MESSAGE_RECEIVED: Final = "MessageReceived"
 MESSAGE_SENT: Final = "MessageSent"
 
-# At the same moment: accounted's record first, then the message, then the app's.
+# At the same moment (to the millisecond): a message received first, as
+# whatever else happened then may be its consequence (the answer it
+# carried); then accounted's record, then a message sent (the question
+# accounted logged as asked), then the app's. accounted's worker answers
+# after a debounce (DEBOUNCE_WINDOW_MS, 12 s, in
+# extensions/general/whatsapp-inbox/lib/conversation.ts at 2164c38), so live
+# data rarely ties; imported and seeded data do, to the millisecond.
+_RECEIVED_FIRST: Final = -1
 _SOURCE_ORDER: Final = {ACCOUNTED: 0, CHAT: 1, APP: 2}
+
+#: How long an app answer's summary in the history may be (the item page shows the answer whole).
+ANSWER_SUMMARY_MAX_CHARS: Final = 160
 
 
 def _dict(value: object) -> dict[str, Any]:
@@ -110,8 +121,42 @@ def _written_ids(event: ClarificationEvent) -> list[str]:
     return [value for value in ids if isinstance(value, str) and value]
 
 
+def answer_summary(event: ClarificationEvent) -> str:
+    """What an app answer said, in a few words: ``"Anna Berg (Kund AB); purpose: Kundmöte"``, "" when unknown.
+
+    From the app's log (the channel_context after the answer, and for a
+    resend the choice), never from accounted's, which holds no answer.
+    """
+    payload = _dict(event.payload)
+    if event.event_type != ClarificationEvent.ANSWERED or "after" not in payload:
+        return ""
+    question = event.question_type
+    if question == RESEND:
+        resend = _dict(payload.get("resend"))
+        choice = resend.get("choice")
+        if choice == READABLE:
+            return _("the photo is readable as it is")
+        if choice == UPLOAD:
+            return _("a sharper photo was uploaded")
+        if choice == REPLACED:
+            newer = _text(resend.get("new_item_id"))
+            return _("settled by the newer item %(id)s") % {"id": newer[:8]}
+        return ""
+    # Imported here: the answers package reads the item page's description (items.describe), which imports this.
+    from reviewapp.answers.channel_context import answer_value
+    from reviewapp.answers.log import answer_text
+
+    text = answer_text(question, answer_value(payload["after"], question))
+    if text is None or not text.summary:
+        return ""
+    summary = " ".join(text.summary.split())
+    if len(summary) > ANSWER_SUMMARY_MAX_CHARS:
+        summary = summary[: ANSWER_SUMMARY_MAX_CHARS - 1] + "…"
+    return summary
+
+
 def app_event(event: ClarificationEvent) -> EventView:
-    """One event of the app's own log; its actor is the review user who answered."""
+    """One event of the app's own log; its actor is the review user who answered, its detail what the answer said."""
     user = event.actor
     actor = reviewer_name(event)
     change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
@@ -127,6 +172,7 @@ def app_event(event: ClarificationEvent) -> EventView:
         channel_label=channel_label(event.channel),
         change=change,
         source=APP,
+        detail=answer_summary(event),
         event_id=_text(_dict(event.payload).get("history_event_id")),
     )
 
@@ -165,6 +211,21 @@ def _same_happening(app: EventView, accounted: EventView) -> bool:
     )
 
 
+def _moment(event: EventView) -> tuple[dt.datetime, int]:
+    """Where ``event`` sorts: its time to the millisecond, then ``_SOURCE_ORDER``.
+
+    accounted writes its times as JavaScript's ``toISOString()`` (whole
+    milliseconds); a message's ``created_at`` is PostgreSQL's ``now()``
+    (microseconds). Compared exactly, the answer a message carried, logged
+    in the same millisecond, sorted before the message by the microseconds
+    the log cannot hold.
+    """
+    moment = event.occurred_at.replace(microsecond=event.occurred_at.microsecond // 1000 * 1000)
+    if event.source == CHAT and event.event_type == MESSAGE_RECEIVED:
+        return moment, _RECEIVED_FIRST
+    return moment, _SOURCE_ORDER.get(event.source, 3)
+
+
 def merge(
     accounted: Iterable[EventView],
     app: Iterable[EventView],
@@ -176,8 +237,9 @@ def merge(
 
     An app answer that accounted's log records too (same event type and
     question, within ``SAME_ANSWER_WINDOW``) is one entry: the app's, which
-    names the person and holds the before/after. Entries at the same moment
-    keep accounted's first, then the chat's, then the app's.
+    names the person and holds the before/after. Entries in the same
+    millisecond: a message received first, then accounted's, then a message
+    sent, then the app's (``_moment``).
     """
     # Each log comes oldest first; the sorts are stable, so each keeps its own order within a moment.
     theirs = sorted(accounted, key=lambda e: e.occurred_at)
@@ -189,7 +251,7 @@ def merge(
             event = dataclasses.replace(event, also_in_accounted=True)
         ours.append(event)
     messages = sorted(chat, key=lambda e: e.occurred_at)
-    timeline = sorted([*theirs, *messages, *ours], key=lambda e: (e.occurred_at, _SOURCE_ORDER.get(e.source, 3)))
+    timeline = sorted([*theirs, *messages, *ours], key=_moment)
     return timeline[-limit:] if limit else []
 
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 import clarifications
 from reviewapp.bookkeeping.models import Undecodable
 from reviewapp.items.caps import with_cuts
-from reviewapp.items.labels import state_label
+from reviewapp.items.labels import actor_type_label, state_label
 from reviewapp.items.links import ItemLinks
 from reviewapp.items.transcript import MessageView
 from reviewapp.rendering_caps import RAW_JSON_MAX_CHARS, CappedText, capped_json
@@ -221,6 +221,11 @@ class EventView:
     @property
     def css_class(self) -> str:
         return "event-" + slugify(self.event_type)
+
+    @property
+    def actor_type_text(self) -> str:
+        """The actor's kind in the page's language ("kund" for ``customer``); the API keeps ``actor_type``."""
+        return actor_type_label(self.actor_type)
 
     @property
     def source_text(self) -> str:

@@ -6,6 +6,7 @@ from typing import Final
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 import clarifications
 from reviewapp import states
@@ -23,6 +24,18 @@ EVENT_LABELS: Final[dict[str, Promise]] = {
     ClarificationEvent.ASKED: _("Question asked"),
     ClarificationEvent.EXPIRED: _("The chat gave up"),
     ClarificationEvent.ANSWERED: _("Question answered"),
+}
+
+#: What kind of actor wrote a history entry (accounted's actor ``type``, or the chat's sender), as the page names it.
+#: A type accounted adds later is shown as stored.
+#: The English names are accounted's own words for them.
+ACTOR_TYPE_LABELS: Final[dict[str, Promise]] = {
+    "customer": pgettext_lazy("actor type", "customer"),
+    "system": pgettext_lazy("actor type", "system"),
+    "user": pgettext_lazy("actor type", "user"),
+    "llm": pgettext_lazy("actor type", "llm"),
+    "cron": pgettext_lazy("actor type", "cron"),
+    "api_key": pgettext_lazy("actor type", "api_key"),
 }
 
 #: Who wrote a piece of a stored raw_answer: only the customer's words are called theirs.
@@ -68,6 +81,10 @@ def state_label(key: str) -> str:
 def question_what(question_type: str | None) -> str:
     # An unknown type is asked as "what the purchase was for", as the prompt does.
     return str(QUESTION_WHAT.get(question_type or "", QUESTION_WHAT["context"]))
+
+
+def actor_type_label(actor_type: str) -> str:
+    return str(ACTOR_TYPE_LABELS[actor_type]) if actor_type in ACTOR_TYPE_LABELS else actor_type
 
 
 def raw_source_label(source: str) -> str:

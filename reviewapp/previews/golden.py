@@ -15,12 +15,35 @@ from django.utils.safestring import SafeString, mark_safe
 
 from reviewapp.models import GoldenCase
 from reviewapp.previews.parsing import JsonDict
-from reviewapp.previews.rendering import pretty, render
+from reviewapp.previews.rendering import escape_surrogates, render
 
 
 def canonical(value: Any) -> str:
     """One spelling per JSON value, so ``1`` and ``1.0`` and ``true`` differ."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def canonical_pretty(value: Any) -> str:
+    """Indented JSON with sorted keys: what the case page compares and shows.
+
+    jsonb stores an object's keys shorter first, while the renderer writes
+    them in its own order, so a stored output and the same output rendered
+    now differ in key order alone. Sorted, a one-field change is one changed
+    line, not a reshuffled block. Lone surrogates are escaped as ``pretty``
+    does.
+    """
+    return escape_surrogates(json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2))
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key reading digit runs as numbers: "case 2" before "case 10", case-insensitively.
+
+    ``sorted(["10", "2", "1"], key=natural_key)`` → ``["1", "2", "10"]``.
+    """
+    return tuple((0, int(part)) if part.isdigit() else (1, part.casefold()) for part in _DIGITS.split(name) if part)
 
 
 _ABSENT: Final = "(absent)"
@@ -44,11 +67,11 @@ class CaseResult:
         return not self.changed
 
     def diff(self) -> list[str]:
-        """A unified diff, expected to actual, per changed key, one JSON value a line."""
+        """A unified diff, expected to actual, per changed key, one JSON value a line (``canonical_pretty``)."""
         out: list[str] = []
         for key in self.changed:
-            before = pretty(self.expected[key]).splitlines()
-            after = pretty(self.actual[key]).splitlines() if key in self.actual else [_ABSENT]
+            before = canonical_pretty(self.expected[key]).splitlines()
+            after = canonical_pretty(self.actual[key]).splitlines() if key in self.actual else [_ABSENT]
             out.extend(
                 difflib.unified_diff(before, after, fromfile=f"expected {key}", tofile=f"actual {key}", lineterm="")
             )

@@ -13,6 +13,7 @@ from django.http import HttpResponse
 from django.utils.translation import ngettext
 
 from reviewapp import throttle
+from reviewapp.inbox.landing import after_login_url
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +95,10 @@ class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
 
 class LoginView(auth_views.LoginView):
     form_class = LoginForm
+
+    def get_success_url(self) -> str:
+        # QA start on the preview, others where they were going (inbox.landing).
+        return after_login_url(self.request.user, self.get_redirect_url())
 
     def form_invalid(self, form: Any) -> HttpResponse:
         response = super().form_invalid(form)

@@ -25,7 +25,7 @@ from reviewapp.forms.golden import GoldenCaseAcceptForm, GoldenCaseRenameForm, G
 from reviewapp.forms.preview import GoldenCaseFilterForm
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.models import GoldenCase
-from reviewapp.previews.golden import check_all, check_case, word_diff
+from reviewapp.previews.golden import canonical_pretty, check_all, check_case, natural_key, word_diff
 from reviewapp.previews.maintenance import (
     CaseChanged,
     accept_current_output,
@@ -60,8 +60,12 @@ def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
     results = check_all(cases)
     tags_of = {case.pk: case.tags for case in cases}
     failing = sum(1 for result in results if not result.passed)
-    # Failing cases first: they are what the page is opened for.
-    shown = sorted((r for r in results if not wanted or (wanted == "pass") == r.passed), key=lambda r: r.passed)
+    # Failing cases first: they are what the page is opened for. Then by
+    # name, numbers as numbers ("case 2" before "case 10").
+    shown = sorted(
+        (r for r in results if not wanted or (wanted == "pass") == r.passed),
+        key=lambda r: (r.passed, natural_key(r.name)),
+    )
     filters.fields["tag"].widget.attrs["list"] = "golden-tag-list"
     context = {
         "filters": filters,
@@ -97,21 +101,19 @@ def _detail(
         "result": result,
         "diff": word_diff(result.diff()),
         "input_json": pretty(case.input),
-        "expected_json": pretty(case.expected),
-        "actual_json": pretty(result.actual),
+        # Keys sorted, as the diff compares them: jsonb's order is not the renderer's.
+        "expected_json": canonical_pretty(case.expected),
+        "actual_json": canonical_pretty(result.actual),
         # The preview's item form takes a channel_context; other inputs only show here.
         "opens_in_preview": isinstance(case.input, dict) and "channel_context" in case.input,
         "source_exists": source_exists,
         "source_restricted": not source_exists and access.company_ids(request.user) is not None,
         "changes": [
-            (change, pretty(change.old), pretty(change.new))
+            (change, canonical_pretty(change.old), canonical_pretty(change.new))
             for change in case.changes.select_related("changed_by")[:CHANGES_SHOWN]
         ],
     }
     if can_change:
-        context["accept_form"] = GoldenCaseAcceptForm(
-            initial={"expected_digest": digest(case.expected), "actual_digest": digest(result.actual)}
-        )
         context["rename_form"] = rename_form or GoldenCaseRenameForm(initial={"name": case.name}, case=case)
         context["tags_form"] = tags_form or GoldenCaseTagsForm(initial={"tags": ", ".join(case.tags or [])})
     return render(request, "preview/case_detail.html", context)
@@ -123,11 +125,27 @@ def golden_case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
     return _detail(request, get_object_or_404(GoldenCase.objects.select_related("created_by"), pk=case_id))
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
 def golden_case_accept(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
-    """Make what the current code renders the case's expected output (what the person compared)."""
+    """GET shows the diff and asks; POST makes what the current code renders the case's expected output.
+
+    The POST must come from the confirmation page: it carries the digests of
+    the two outputs that page showed (refused if either moved since) and
+    ``confirm``, which only that page's button sends.
+    """
     case = get_object_or_404(GoldenCase, pk=case_id)
+    if request.method == "GET":
+        result = check_case(case)
+        context = {
+            "case": case,
+            "result": result,
+            "diff": word_diff(result.diff()),
+            "accept_form": GoldenCaseAcceptForm(
+                initial={"expected_digest": digest(case.expected), "actual_digest": digest(result.actual)}
+            ),
+        }
+        return render(request, "preview/case_accept.html", context)
     form = GoldenCaseAcceptForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Nothing was accepted: open the case again and compare before accepting."))

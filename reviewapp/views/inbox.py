@@ -100,7 +100,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "form": form,
         "page": page,
-        "rows": display_rows(page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query),
+        "rows": display_rows(
+            page.rows, now=page.freshness.now, viewer_id=user.pk, link_query=list_query, search=page.query.text
+        ),
         "columns": Columns.translated(),
         "facets": _facets(page),
         "facet_rule": FACET_RULE,
@@ -144,6 +146,8 @@ def _row_json(row: Row) -> dict[str, Any]:
             "asked_at": states.to_iso(question.asked_at),
             "window_ends_at": states.to_iso(question.window_ends_at),
         },
+        # The type of the question the item answered (the ``type`` filter matches it or the open one's).
+        "answered_question_type": item.answered_question_type,
         "summary": item.summary,
         # Why the row is malformed (what analyse found, or why its JSON could
         # not be read at all); null when it is not.

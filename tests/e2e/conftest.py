@@ -242,7 +242,10 @@ def make_user(django_db_serialized_rollback: None, transactional_db: None) -> Ca
 
 @pytest.fixture
 def log_in() -> Callable[[Page, str], None]:
-    """Log in through the real login form, starting from the inbox URL as a user would."""
+    """Log in through the real login form, starting from the inbox URL as a user would.
+
+    QA land on the prompt preview (``inbox.landing.after_login_url``), everyone else on the list.
+    """
 
     def _log_in(page: Page, username: str) -> None:
         page.goto("/")
@@ -251,7 +254,7 @@ def log_in() -> Callable[[Page, str], None]:
         page.locator("#id_username").fill(username)
         page.locator("#id_password").fill(factories.PASSWORD)
         page.locator("main form button[type=submit]").click()
-        page.wait_for_url(re.compile(r"^https?://[^/]+/(\?.*)?$"))  # the inbox, nothing else
-        page.locator("#inbox-filters").wait_for()
+        page.wait_for_url(re.compile(r"^https?://[^/]+/((\?.*)?|preview/)$"))  # the inbox or, for QA, the preview
+        page.locator("#preview-form" if "/preview/" in page.url else "#inbox-filters").wait_for()
 
     return _log_in

@@ -110,6 +110,10 @@ def test_qa_accepts_a_deliberate_change_and_the_case_passes(
     # The diff shows the stored wording against the current one.
     diff = page.locator("#golden-diff .diff")
     expect(diff).to_contain_text("Före omformuleringen")
+    # Accepting asks first, on its own page with the same diff.
+    page.locator("#golden-accept-link").click()
+    expect(page).to_have_url(re.compile(re.escape(reverse("golden_case_accept", args=[case.pk])) + "$"))
+    expect(page.locator("#golden-diff .diff")).to_contain_text("Före omformuleringen")
     page.locator("#golden-accept button[type=submit]").click()
 
     expect(page).to_have_url(re.compile(re.escape(reverse("golden_case_detail", args=[case.pk])) + "$"))

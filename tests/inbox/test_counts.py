@@ -47,7 +47,8 @@ def _counted_row_by_row(query: ListQuery) -> Counts:
     if query.company_id:
         rows = rows.filter(company_id=query.company_id)
     if query.question_type:
-        rows = rows.filter(open_question_type=query.question_type)
+        # The open question's type, or the answered question's.
+        rows = [row for row in rows if query.question_type in (row.open_question_type, row.answered_question_type)]
     ticked = set(query.states)
     total = 0
     facets = dict.fromkeys(states.STATE_KEYS, 0)

@@ -244,7 +244,7 @@ def test_invalid_filters_are_shown_as_errors_and_the_valid_ones_still_apply(book
     )
     assert response.status_code == 200
     body = response.content.decode()
-    assert "Select a valid choice. bogus is not one of the available choices." in body
+    assert "“bogus” is not a state. The states are: needs_answer," in body
     assert "Select a valid choice. That choice is not one of the available choices." in body
     assert "Enter a whole number." in body
     assert _ids_shown(response) == [str(wanted.id)]

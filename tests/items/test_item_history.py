@@ -314,15 +314,23 @@ def test_the_page_says_which_entries_are_about_the_document_and_the_chat(support
     ]
 
 
-def test_at_the_same_moment_accounted_comes_first_then_the_chat_then_the_app(support_client, bookkeeper, company):
+def test_at_the_same_moment_a_received_message_comes_first_then_accounted_then_the_app(
+    support_client, bookkeeper, company
+):
     item = factories.make_item(company)
     app_event(item, "SomethingTheAppDid", ASKED_AT, actor=bookkeeper)
     make_message(item_id=item.pk, when=ASKED_AT, body="Hej")
     accounted_event(item, ClarificationEvent.ASKED, ASKED_AT)
+    make_message(item_id=item.pk, when=ASKED_AT, direction="outbound", message_type="template")
 
     events = support_client.get(reverse("api_item", args=[item.pk])).json()["events"]
 
-    assert [e["source"] for e in events] == ["accounted", "chat", "app"]
+    assert [(e["source"], e["label"]) for e in events] == [
+        ("chat", "Message received"),
+        ("accounted", "Question asked"),
+        ("chat", "Message sent"),
+        ("app", "SomethingTheAppDid"),
+    ]
 
 
 # --- Events the app wrote to accounted's log: the reviewer's name from the app's own log ---------------

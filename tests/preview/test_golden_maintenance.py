@@ -47,10 +47,11 @@ def same_outputs(stored: dict[str, Any], expected: dict[str, Any]) -> bool:
 
 
 def accept_data(client, case) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    """The accept form as the case's page offers it."""
-    form = form_of(client.get(detail_url(case)).content.decode(), "golden-accept")
+    """The accept form as the confirmation page offers it, with what its button sends."""
+    form = form_of(client.get(reverse("golden_case_accept", args=[case.pk])).content.decode(), "golden-accept")
     assert form.action == reverse("golden_case_accept", args=[case.pk])
-    return dict(form.fields)
+    (button,) = form.submit_buttons
+    return {**dict(form.fields), button["name"]: button["value"]}
 
 
 # --- Accept the current output ------------------------------------------------------
@@ -106,7 +107,10 @@ def test_an_accept_is_refused_when_the_rendering_changed_since_it_was_compared(q
 
 def test_a_passing_case_offers_no_accept(qa_client, imported):
     case = GoldenCase.objects.get(name="denial")
-    assert texts(qa_client.get(detail_url(case)).content.decode(), id="golden-accept") == []
+    assert texts(qa_client.get(detail_url(case)).content.decode(), id="golden-accept-link") == []
+    confirm = qa_client.get(reverse("golden_case_accept", args=[case.pk])).content.decode()
+    assert texts(confirm, id="golden-accept") == []
+    assert "Nothing to accept" in text_of(confirm, "golden-accept-nothing")
 
 
 # --- The word diff -----------------------------------------------------------------
@@ -251,12 +255,13 @@ def test_delete_asks_first_then_deletes_and_keeps_the_log(qa, qa_client, importe
 def test_support_sees_a_case_but_cannot_change_it(support_client, imported):
     case = outdated("denial", lines=["gammal rad"])
     page = support_client.get(detail_url(case)).content.decode()
-    assert texts(page, id="golden-accept") == []
+    assert texts(page, id="golden-accept-link") == []
+    assert support_client.get(reverse("golden_case_accept", args=[case.pk])).status_code == 403
     assert texts(page, id="golden-rename") == []
     assert texts(page, id="golden-delete-link") == []
 
     posts = {
-        "golden_case_accept": {"expected_digest": "x", "actual_digest": "y"},
+        "golden_case_accept": {"expected_digest": "x", "actual_digest": "y", "confirm": "yes"},
         "golden_case_rename": {"name": "nytt namn"},
         "golden_case_tags": {"tags": "x"},
         "golden_case_delete": {},
@@ -276,9 +281,12 @@ def test_bookkeepers_may_not_change_cases(bookkeeper_client, imported):
 
 def test_changes_need_post_and_an_existing_case(qa_client, imported):
     case = GoldenCase.objects.get(name="denial")
-    for name in ("golden_case_accept", "golden_case_rename", "golden_case_tags"):
+    for name in ("golden_case_rename", "golden_case_tags"):
         assert qa_client.get(reverse(name, args=[case.pk])).status_code == 405
+    for name in ("golden_case_accept", "golden_case_rename", "golden_case_tags"):
         assert qa_client.post(reverse(name, args=[999_999])).status_code == 404
+    assert qa_client.get(reverse("golden_case_accept", args=[999_999])).status_code == 404
+    assert qa_client.put(reverse("golden_case_accept", args=[case.pk])).status_code == 405
     assert qa_client.put(reverse("golden_case_delete", args=[case.pk])).status_code == 405
 
 

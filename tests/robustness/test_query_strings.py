@@ -90,7 +90,7 @@ def test_an_unknown_state_is_named_as_an_error_and_the_list_still_shows_every_it
     response = lenient(bookkeeper).get(f"{reverse('inbox')}?state=bogus")
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Select a valid choice. bogus is not one of the available choices." in html
+    assert "“bogus” is not a state. The states are: needs_answer," in html
     assert str(listed.pk) in html
 
 
