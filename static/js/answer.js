@@ -225,14 +225,29 @@
     });
   }
 
+  function unchangedFromServer(field) {
+    var type = (field.type || "").toLowerCase();
+    if (type === "radio" || type === "checkbox") return field.checked === field.defaultChecked;
+    if (type === "file") return false;
+    return "defaultValue" in field && field.value === field.defaultValue;
+  }
+
   // Forms without a live preview (the resend question): a field's error goes as soon as it is changed.
   function clearOwnError(event) {
     var field = event.target;
     if (!(field instanceof Element) || !field.id) return;
     var form = field.closest("[data-answer-form]");
     if (!form || form.hasAttribute("hx-post")) return;
+    // Ctrl+Enter saves with the focus still in the field. htmx inserts the
+    // returned form (with its error) before it removes the old one, and moves
+    // the focus to the new field: the browser then fires "change" on the OLD
+    // field, still in the page. Looking the slot up in the whole document found
+    // the NEW form's slot (same id, earlier in the page) and wiped the error
+    // just shown. So: only this form's own slot, and only a value that differs
+    // from what the server rendered.
+    if (unchangedFromServer(field)) return;
     var slotId = (field.type === "radio" ? field.name && "id_" + field.name : field.id) + "_error";
-    var slot = document.getElementById(slotId);
+    var slot = form.querySelector('[id="' + slotId + '"]');
     if (slot) slot.textContent = "";
     form.querySelectorAll('[name="' + field.name + '"]').forEach(function (same) {
       same.removeAttribute("aria-invalid");
