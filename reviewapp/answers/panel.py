@@ -50,12 +50,13 @@ from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, valida
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import AnswerForm, answer_form
-from reviewapp.items.describe import document_kind
+from reviewapp.items.describe import shown_receipt_kind
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import channel_label
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.models import ClarificationEvent, Reservation
+from reviewapp.people import actor_name, person_name
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).
 WHOLE_ANSWER: Final = "__all__"
@@ -74,7 +75,8 @@ class AnsweredBy:
 
     @classmethod
     def of(cls, event: ClarificationEvent) -> AnsweredBy:
-        return cls(actor=event.actor_label, channel=channel_label(event.channel), at=event.occurred_at)
+        actor = actor_name(event.actor, event.actor_label)
+        return cls(actor=actor, channel=channel_label(event.channel), at=event.occurred_at)
 
     def to_json(self) -> dict[str, Any]:
         return {"actor": self.actor or None, "channel": self.channel, "at": utc_stamp(self.at)}
@@ -375,7 +377,7 @@ def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlo
 def _receipt_kind(item: InboxItem) -> str | None:
     """How the receipt is shown beside the form (``image``, ``pdf``, ``file``), or None without one."""
     try:
-        return document_kind(item.document)
+        return shown_receipt_kind(item.document)
     except DocumentAttachment.DoesNotExist:  # the id points at no row
         return None
 
@@ -389,5 +391,4 @@ def hold(item: InboxItem, user: User) -> HeldBy | None:
     until = expires.first()
     # A reservation records when it ends; it began (or was last renewed) one term before.
     since = until - dt.timedelta(minutes=queue.DEFAULT_MINUTES) if until else None
-    name = holder.get_full_name() if isinstance(holder, User) else ""
-    return HeldBy(name=name or holder.get_username(), since=since)
+    return HeldBy(name=person_name(holder), since=since)

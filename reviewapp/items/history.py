@@ -36,6 +36,7 @@ from reviewapp.items.item_view import AnswerChange, EventView
 from reviewapp.items.labels import EVENT_LABELS, channel_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
+from reviewapp.people import actor_name
 from reviewapp.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
@@ -99,8 +100,7 @@ def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) ->
 
 def reviewer_name(event: ClarificationEvent) -> str:
     """The review user who wrote ``event``: their name now, else the name logged with it."""
-    user = event.actor
-    return (user.get_full_name() or user.get_username()) if user is not None else event.actor_label
+    return actor_name(event.actor, event.actor_label)
 
 
 def _written_ids(event: ClarificationEvent) -> list[str]:
