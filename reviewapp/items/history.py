@@ -33,7 +33,7 @@ from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
 from reviewapp.items.item_view import AnswerChange, EventView
-from reviewapp.items.labels import EVENT_LABELS, channel_label
+from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
 from reviewapp.people import actor_name
@@ -83,7 +83,7 @@ def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) ->
     actor_id = actor.get("id")
     return EventView(
         event_type=row.event_type,
-        label=str(EVENT_LABELS.get(row.event_type, row.event_type)),
+        label=event_label(row.event_type, payload),
         question_type=question_type,
         question_label=_question_label(question_type),
         occurred_at=row.occurred_at,
@@ -117,7 +117,7 @@ def app_event(event: ClarificationEvent) -> EventView:
     change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
     return EventView(
         event_type=event.event_type,
-        label=str(EVENT_LABELS.get(event.event_type, event.event_type)),
+        label=event_label(event.event_type, event.payload),
         question_type=event.question_type,
         question_label=_question_label(event.question_type),
         occurred_at=event.occurred_at,

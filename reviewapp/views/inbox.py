@@ -36,6 +36,17 @@ def _query_string(query: QueryDict, **changes: object) -> str:
     return result.urlencode()
 
 
+# The filters a phone folds behind "Filters", and those behind "More filters" on every screen.
+MORE_FILTERS = ("received_from", "received_to", "page_size")
+FOLDED_FILTERS = ("type", "company", "sort", *MORE_FILTERS)
+
+
+def _any_set(request: HtmxHttpRequest, form: InboxFilterForm, names: tuple[str, ...]) -> bool:
+    """Whether one of the filters ``names`` is in the address (the queue's own sort aside) or was refused."""
+    given = any(request.GET.get(name) for name in names if name != "sort")
+    return given or any(form[name].errors for name in names)
+
+
 def _shown(n: int, counts: Counts) -> str:
     """A count as the page shows it: grouped digits, with "+" when it is a lower bound."""
     if counts.exact or counts.limit is None:
@@ -104,6 +115,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "columns": Columns.translated(),
         "facets": _facets(page),
         "facet_rule": FACET_RULE,
+        # On a phone the filters are folded away; a filter that is set (or refused) keeps them open.
+        "filters_open": _any_set(request, form, FOLDED_FILTERS),
+        "more_filters_open": _any_set(request, form, MORE_FILTERS),
         "freshness": page.freshness,
         "count_shown": count_shown,
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
