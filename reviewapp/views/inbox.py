@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
 from django.http import HttpResponse, QueryDict
@@ -77,6 +78,23 @@ def _facets(page: ListPage) -> list[Facet]:
 
 
 @require_safe
+@permission_required(roles.ANSWER, raise_exception=True)
+def next_free(request: HtmxHttpRequest) -> HttpResponse:
+    """``n``: the oldest item of the bookkeeper's queue that nobody else is answering, from any page.
+
+    The queue's own order and the reservations' rule (``queue.next_in_queue``); the item page then
+    reserves it. An empty queue goes to the list, which says so.
+    """
+    query = landing_query(request.user)
+    found = queue.next_in_queue(None, query, request.user, waiting_only=True)
+    list_url = reverse("inbox") + "?" + query.urlencode()
+    if found is None:
+        messages.info(request, _("No free item is waiting for an answer."))
+        return redirect_htmx(request, list_url)
+    return redirect_htmx(request, reverse("item_detail", args=[found.pk]) + "?" + query.urlencode())
+
+
+@require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
@@ -122,6 +140,8 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "count_shown": count_shown,
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
         "next_free": next_free,
+        # The signed-in bookkeeper's own count, beside the queue's.
+        "done_today": queue.done_today(user) if page.query.is_queue and user.has_perm(roles.ANSWER) else None,
         "list_query": list_query,
         "clear_url": all_items_url(),
         "first_url": page_url + unpaged,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
 from django.urls import reverse
 
+from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
 from tests.answers.conftest import answer_url, moved_item
 from tests.html import Page
@@ -55,3 +57,59 @@ def test_a_correction_is_called_answer_corrected_in_the_history(bookkeeper_clien
     # The correction's change shows what it was and what it became.
     assert "Taxi till kund" in history
     assert history.count("Question answered") >= 1  # the first answer keeps its name
+
+
+def test_the_queue_header_counts_what_the_signed_in_bookkeeper_answered_since_stockholm_midnight(
+    bookkeeper, bookkeeper_client
+):
+    import datetime as dt
+
+    from reviewapp.models import ClarificationEvent
+    from tests import factories
+
+    for _ in range(3):
+        moved_item("context")
+    mine = [moved_item("context") for _ in range(2)]
+    for item in mine:
+        bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Lunch"})
+    # Yesterday's answer (before Stockholm midnight) and a colleague's do not count.
+    yesterday = moved_item("context")
+    bookkeeper_client.post(answer_url(yesterday), {"question": "context", "text": "Taxi"})
+    ClarificationEvent.objects.filter(item_id=yesterday.pk).update(occurred_at=dt.datetime(2020, 1, 1, tzinfo=dt.UTC))
+    colleague = factories.make_user(roles.BOOKKEEPER, username="karin")
+    ClarificationEvent.objects.create(
+        item_id=yesterday.pk,
+        event_type="ChannelQuestionAnswered",
+        actor=colleague,
+        channel="app",
+        occurred_at=dt.datetime.now(dt.UTC),
+    )
+    page = Page(bookkeeper_client.get("/?state=needs_answer&sort=queue").content.decode())
+    assert page.words("done-today") == "· Done today: 2"
+
+
+def test_n_opens_the_oldest_free_item_of_the_queue_skipping_one_someone_else_holds(bookkeeper_client):
+    from reviewapp import queue
+    from reviewapp.models import IndexedItem
+    from tests import factories
+
+    held, free, later = (moved_item("context") for _ in range(3))
+    # The queue's order: the question that moved to the app first (as the sweep's event sets it in the index).
+    for hour, item in ((7, later), (6, free), (5, held)):
+        IndexedItem.objects.filter(pk=item.pk).update(moved_to_app_at=dt.datetime(2026, 11, 1, hour, tzinfo=dt.UTC))
+    queue.reserve(held.pk, factories.make_user(roles.BOOKKEEPER, username="karin"))
+    response = bookkeeper_client.get(reverse("next_free"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("item_detail", args=[free.pk]) + "?")
+
+
+def test_n_with_nothing_free_goes_to_the_queue_and_says_so(bookkeeper_client):
+    response = bookkeeper_client.get(reverse("next_free"), follow=True)
+    assert response.redirect_chain[-1][0] == "/?state=needs_answer&sort=queue"
+    assert "No free item is waiting for an answer." in response.content.decode()
+
+
+def test_only_a_person_who_answers_has_a_next_free_item(support_client):
+    assert support_client.get(reverse("next_free")).status_code == 403
+    body = support_client.get(reverse("inbox")).content.decode()
+    assert "data-next-free" not in body
