@@ -85,8 +85,10 @@ def next_free(request: HtmxHttpRequest) -> HttpResponse:
     The queue's own order and the reservations' rule (``queue.next_in_queue``); the item page then
     reserves it. An empty queue goes to the list, which says so.
     """
-    query = landing_query(request.user)
-    found = queue.next_in_queue(None, query, request.user, waiting_only=True)
+    user = request.user
+    assert isinstance(user, User)  # permission_required let only a signed-in user through
+    query = landing_query(user)
+    found = queue.next_in_queue(None, query, user, waiting_only=True)
     list_url = reverse("inbox") + "?" + query.urlencode()
     if found is None:
         messages.info(request, _("No free item is waiting for an answer."))
@@ -141,7 +143,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
         "next_free": next_free,
         # The signed-in bookkeeper's own count, beside the queue's.
-        "done_today": queue.done_today(user) if page.query.is_queue and user.has_perm(roles.ANSWER) else None,
+        "done_today": queue.done_today(user)
+        if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER)
+        else None,
         "list_query": list_query,
         "clear_url": all_items_url(),
         "first_url": page_url + unpaged,
