@@ -36,6 +36,7 @@ from reviewapp.answers.channel_context import (
     pending_question,
     utc_stamp,
 )
+from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import QUESTION_TYPES, RESEND, Answer, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.log import (
     AnswerText,
@@ -123,6 +124,8 @@ class Preview:
 
     after: dict[str, Any] | None = None
     note: str | None = None
+    # A warning that does not stop the save (an event date that looks mistyped).
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,7 +350,8 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Pr
         note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
     ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
     after_ctx = answered_context(ctx, answer, answered_at=utc_stamp(timezone.now()))
-    return Preview(after=outputs(item, after_ctx), note=note)
+    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
+    return Preview(after=outputs(item, after_ctx), note=note, warning=warning)
 
 
 def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlot]:

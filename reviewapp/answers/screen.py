@@ -32,6 +32,8 @@ from django.utils.translation import ngettext
 
 from reviewapp import queue, states
 from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, outputs, pending_question
+from reviewapp.answers.dates import item_event_date_warning
+from reviewapp.answers.inputs import RepresentationAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers, replaced_answer
 from reviewapp.answers.panel import (
     AnswerPanel,
@@ -66,6 +68,7 @@ class Saved:
     url: str
     message: str
     note: str | None = None
+    warning: str | None = None
 
 
 def saved_message(item: InboxItem, listed: IndexedItem | None, *, corrected: bool = False) -> str:
@@ -131,12 +134,14 @@ def submit(
     except AnswerConflict as conflict:
         return answer_panel(conflict.item, user, form=form, list_query=list_query, conflict=conflict)
     queue.release(item.pk, user)
+    answer = form.valid_answer
+    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
     if form.is_amendment:
         # A correction is about this item: back to it, not on to the next question.
         url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
-        return Saved(url=url, message=saved_message(item, listed, corrected=True))
+        return Saved(url=url, message=saved_message(item, listed, corrected=True), warning=warning)
     step = next_to_answer(listed, list_query, user)
-    return Saved(url=step.url, message=saved_message(item, listed), note=step.note)
+    return Saved(url=step.url, message=saved_message(item, listed), note=step.note, warning=warning)
 
 
 def preview_panel(item: InboxItem, user: Viewer, question: str, data: Any, files: Any = None) -> AnswerPanel:

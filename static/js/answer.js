@@ -49,6 +49,7 @@
     total.value = String(index + 1);
     var row = list.lastElementChild;
     enhanceRow(row);
+    row.querySelectorAll("[data-max-chars]").forEach(updateCounter);
     showRemoveButtons(form);
     var first = row.querySelector("input[type=text]");
     if (first) first.focus();
@@ -97,7 +98,35 @@
     });
   }
 
+  // A counter beside each field with a limit (data-max-chars; there is no maxlength to cut a paste):
+  // "12 / 2000", and past the limit "N characters over the limit" (the form carries the translated
+  // words). The server refuses an answer over a limit with the same words; nothing is ever cut.
+  function updateCounter(field) {
+    var max = parseInt(field.getAttribute("data-max-chars"), 10);
+    var form = field.closest("[data-answer-form]");
+    if (!max || !form || field.closest("template")) return;
+    var id = (field.id || field.name) + "_count";
+    var counter = document.getElementById(id);
+    if (!counter) {
+      counter = document.createElement("p");
+      counter.id = id;
+      counter.className = "char-count";
+      field.insertAdjacentElement("afterend", counter);
+    }
+    // As the server counts: line breaks as one character, surrounding white space trimmed.
+    var length = field.value.replace(/\r\n?/g, "\n").trim().length;
+    var over = length - max;
+    counter.classList.toggle("is-over", over > 0);
+    if (over > 0) {
+      var words = form.getAttribute(over === 1 ? "data-over-one" : "data-over-many") || "%(over)s over";
+      counter.textContent = words.replace("%(over)s", String(over));
+    } else {
+      counter.textContent = length + " / " + max;
+    }
+  }
+
   function enhance(root) {
+    root.querySelectorAll("[data-answer-form] [data-max-chars]").forEach(updateCounter);
     root.querySelectorAll("[data-answer-form] [data-participant-row]").forEach(enhanceRow);
     root.querySelectorAll("[data-answer-form]").forEach(showRemoveButtons);
     // Rows are added here, so the button no longer submits: Save is then the
@@ -257,6 +286,9 @@
   }
   document.addEventListener("change", clearOwnError);
   document.addEventListener("input", clearOwnError);
+  document.addEventListener("input", function (event) {
+    if (event.target instanceof Element && event.target.hasAttribute("data-max-chars")) updateCounter(event.target);
+  });
 
   document.addEventListener("htmx:afterSettle", function () {
     document.querySelectorAll("form[data-answer-form]").forEach(syncErrors);

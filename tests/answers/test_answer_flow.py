@@ -113,3 +113,55 @@ def test_only_a_person_who_answers_has_a_next_free_item(support_client):
     assert support_client.get(reverse("next_free")).status_code == 403
     body = support_client.get(reverse("inbox")).content.decode()
     assert "data-next-free" not in body
+
+
+def _representation(**fields: str) -> dict[str, str]:
+    return {
+        "question": "representation",
+        "participants-TOTAL_FORMS": "1",
+        "participants-INITIAL_FORMS": "0",
+        "participants-0-name": "Anna Berg",
+        "participants-0-company": "",
+        "purpose": "Kundmöte",
+        "event_date": "",
+        "action": "save",
+        **fields,
+    }
+
+
+def test_a_purpose_past_its_limit_is_refused_with_how_many_characters_over_never_cut(bookkeeper_client):
+    item = moved_item("representation")
+    page = Page(bookkeeper_client.get(reverse("item_detail", args=[item.pk])).content.decode())
+    purpose = next(tag for tag in page.tags("textarea") if tag.get("name") == "purpose")
+    # No maxlength for the browser to cut a paste with; the limit is there for the counter.
+    assert "maxlength" not in purpose
+    assert purpose["data-max-chars"] == "2000"
+    response = bookkeeper_client.post(answer_url(item), _representation(purpose="x" * 2003))
+    assert response.status_code == 200
+    assert "3 characters over the limit: use at most 2000 (this has 2003)." in Page(response.content.decode()).text(
+        "id_purpose_error"
+    )
+    item.refresh_from_db()
+    assert "representation" not in item.channel_context
+
+
+def test_an_event_date_in_the_future_is_saved_with_a_warning(bookkeeper_client):
+    item = moved_item("representation")
+    response = bookkeeper_client.post(answer_url(item), _representation(event_date="2099-05-02"), follow=True)
+    item.refresh_from_db()
+    assert item.channel_context["representation"]["event_date"] == "2099-05-02"
+    assert "The event date 2099-05-02 is in the future. It is saved as typed: check it." in response.content.decode()
+
+
+def test_an_event_date_more_than_a_year_before_the_receipt_is_warned_about_in_the_preview(bookkeeper_client):
+    item = moved_item("representation")  # the receipt is dated 2026-11-20 (tests.factories.make_item)
+    preview = bookkeeper_client.post(
+        reverse("item_answer_preview", args=[item.pk]), _representation(event_date="2025-11-19"), HTTP_HX_REQUEST="true"
+    )
+    assert "more than a year before the receipt's date (2026-11-20)" in Page(preview.content.decode()).text(
+        "event-date-warning"
+    )
+    close = bookkeeper_client.post(
+        reverse("item_answer_preview", args=[item.pk]), _representation(event_date="2025-11-21"), HTTP_HX_REQUEST="true"
+    )
+    assert "event-date-warning" not in close.content.decode()
