@@ -72,7 +72,7 @@ _NO_SIDEWAYS_SCROLL = """
     const wide = document.documentElement.scrollWidth;
     if (wide <= window.innerWidth) return;
     const culprits = Array.from(document.querySelectorAll("body *"))
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 4)
+      .filter((e) => e.checkVisibility() && e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 4)
       .map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : ""));
     console.error("sideways scroll " + when + ": scrollWidth " + wide + " > innerWidth " + window.innerWidth
       + " at " + location.pathname + " (" + culprits.join(", ") + ")");
