@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from reviewapp import index, roles
+from reviewapp import index, queue, roles
 from tests import factories
 from tests.e2e import data
 
@@ -22,11 +22,16 @@ pytestmark = pytest.mark.e2e
 SUPPLIERS = ["Restaurang Tegel", "Taxi Stockholm", "ICA Kvantum", "Operakällaren", "SJ AB", "Clas Ohlson"]
 
 
-def _queue(count: int) -> None:
-    company = factories.make_company(name="Tegelbruket AB")
+def _queue(count: int, *, held_by: User | None = None) -> None:
+    # Names as long as the demo's; waiting for months, as its oldest items do.
+    company = factories.make_company(name="Kvarnholmen Design och Bygg Handelsbolag")
+    items = []
     for n in range(count):
         question = ("representation", "context", "resend")[n % 3]
-        data.waiting_item(company, SUPPLIERS[n % len(SUPPLIERS)], question, moved_hours_ago=50 - n)
+        supplier = f"{SUPPLIERS[n % len(SUPPLIERS)]} Systems Software Aktiebolag"
+        items.append(data.waiting_item(company, supplier, question, moved_hours_ago=2500 - n))
+    if held_by is not None:
+        queue.reserve(items[0].pk, held_by)
     index.poll()  # as sync_index does beside the server: the list's index is built and current
 
 
@@ -73,7 +78,7 @@ def test_on_a_phone_the_queue_cards_are_short_and_the_filters_wait_behind_a_butt
     new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[[Page, str], None]
 ) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
-    _queue(6)
+    _queue(6, held_by=make_user(roles.BOOKKEEPER, username="karin", first_name="Karin", last_name="Lund"))
     page = new_page(width=390, height=844)
     log_in(page, "bea")
     page.wait_for_load_state("networkidle")
