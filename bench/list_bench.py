@@ -159,14 +159,21 @@ def _seed_to(size: int) -> tuple[float, float]:
     """Top the replica up to ``size`` items and sync the read model; (seconds seeding, seconds polling)."""
     from django.core.management import call_command
 
-    from reviewapp import index
+    from reviewapp import demo, index
     from reviewapp.bookkeeping.models import InboxItem
 
     have = InboxItem.objects.count()
     started = time.monotonic()
     if size > have:
         # A new seed per step: other rows (a seed's rows can go in only once).
-        call_command("seed_demo", items=size - have, seed=size, no_users=True, verbosity=1)
+        call_command(
+            "seed_demo",
+            items=size - have,
+            seed=size,
+            no_users=True,
+            receipt_files=demo.BENCH_RECEIPT_FILES,
+            verbosity=1,
+        )
     seeded = time.monotonic()
     index.poll()  # seed_demo indexes what it wrote; this shows the read model is current
     polled = time.monotonic()

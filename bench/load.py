@@ -166,7 +166,7 @@ def _seed(items: int) -> None:
     from django.core.management import call_command
     from django.db import connections
 
-    from reviewapp import index
+    from reviewapp import demo, index
     from reviewapp.bookkeeping import replica
     from reviewapp.bookkeeping.models import InboxItem
 
@@ -176,7 +176,14 @@ def _seed(items: int) -> None:
     have = InboxItem.objects.count()
     started = time.monotonic()
     if have < items:
-        call_command("seed_demo", items=items - have, seed=items, no_users=True, verbosity=1)
+        call_command(
+            "seed_demo",
+            items=items - have,
+            seed=items,
+            no_users=True,
+            receipt_files=demo.BENCH_RECEIPT_FILES,
+            verbosity=1,
+        )
     else:
         print(f"reusing {have:,} items", flush=True)
     index.poll()

@@ -46,6 +46,7 @@ from markupsafe import Markup
 
 from reviewapp.dates import local_date
 from reviewapp.items.page_text import agent_capped, cut, exact_text, printed_markup, printed_text, short_text
+from reviewapp.people import person_name
 from reviewapp.rendering_caps import PRINTED_MARKUP_MAX_CHARS, PRINTED_TEXT_MAX_CHARS
 
 
@@ -121,6 +122,7 @@ def environment(**options: Any) -> jinja2.Environment:
         static=staticfiles_storage.url,
         htmx_script=htmx_script,
         cut=cut,
+        person_name=person_name,
     )
     env.filters.update(
         date=_date,

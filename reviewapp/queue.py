@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from typing import Final
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
@@ -24,11 +25,12 @@ from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.functions import Now
 from django.http import QueryDict
+from django.utils import timezone
 
 from reviewapp.inbox.page import ListPage
 from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
 from reviewapp.inbox.sorting import following
-from reviewapp.models import IndexedItem, IndexedItemQuerySet, Reservation
+from reviewapp.models import ClarificationEvent, IndexedItem, IndexedItemQuerySet, Reservation
 
 DEFAULT_MINUTES: Final = 5
 # Expired rows are harmless (every read ignores them) but are swept once
@@ -158,3 +160,13 @@ def claim_next(
         if reserve(candidate.pk, user, minutes).pk == user.pk:
             return candidate
         cursor_item = candidate
+
+
+def done_today(user: AbstractBaseUser, *, now: dt.datetime | None = None) -> int:
+    """How many questions ``user`` answered in the app since midnight, Stockholm time (corrections not counted)."""
+    local_now = timezone.localtime(now or timezone.now(), ZoneInfo("Europe/Stockholm"))
+    midnight = local_now.replace(hour=0, minute=0, second=0, microsecond=0)
+    answers = ClarificationEvent.objects.filter(
+        actor_id=user.pk, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
+    )
+    return answers.filter(occurred_at__gte=midnight).exclude(payload__amended=True).count()

@@ -25,6 +25,7 @@ import unicodedata
 from typing import Final
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 # Every C0 and C1 control, DEL, the Unicode line and paragraph separators and lone surrogates.
 LINE_CONTROLS: Final = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
@@ -79,8 +80,14 @@ def clean(value: str, *, max_length: int, multiline: bool = False) -> str:
     if is_blank(value):
         return ""
     if len(value) > max_length:
+        over = len(value) - max_length
         raise ValueError(
-            _("Use at most %(max)d characters (this has %(count)d).") % {"max": max_length, "count": len(value)}
+            ngettext(
+                "%(over)d character over the limit: use at most %(max)d (this has %(count)d).",
+                "%(over)d characters over the limit: use at most %(max)d (this has %(count)d).",
+                over,
+            )
+            % {"over": over, "max": max_length, "count": len(value)}
         )
     return value
 

@@ -6,6 +6,7 @@ from reviewapp.views import accounts, answers, bulk, golden, health, inbox, item
 
 urlpatterns = [
     path("", inbox.inbox_list, name="inbox"),
+    path("next/", inbox.next_free, name="next_free"),
     path("items/<uuid:item_id>/", items.item_detail, name="item_detail"),
     path("items/<uuid:item_id>/document/", items.item_document, name="item_document"),
     path("items/<uuid:item_id>/raw/<str:column>/", raw.item_raw, name="item_raw"),

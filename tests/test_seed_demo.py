@@ -422,3 +422,19 @@ def test_the_demo_bookkeeper_sees_a_queue_from_every_client_but_one():
     companies = {row["company"]["id"] for row in rows}
     assert rows, "the demo bookkeeper's queue is empty"
     assert len(companies) == len(set(Company.objects.values_list("id", flat=True))) - 1
+
+
+def test_every_demo_document_gets_a_receipt_image_the_oldest_too():
+    # The queue opens on the oldest items: a run far past a few hundred items still draws every one.
+    data = DemoData(seed=5, now=NOW_DT, org=organisation(NOW_DT))
+    batches = list(data.batches(1200, 200))
+    paths = {row[3] for batch in batches for row in batch.documents}  # storage_path
+    drawn = {path for batch in batches for path, _ in batch.files}
+    assert len(paths) > 1000
+    assert drawn == paths
+
+
+def test_a_benchmark_draws_only_about_as_many_receipts_as_it_asks_for():
+    data = DemoData(seed=5, now=NOW_DT, org=organisation(NOW_DT), receipt_files=50)
+    batches = list(data.batches(600, 200))
+    assert 25 <= sum(len(batch.files) for batch in batches) <= 100

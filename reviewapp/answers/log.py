@@ -25,6 +25,7 @@ from reviewapp.answers.inputs import CONTEXT, REPRESENTATION
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.items.page_text import noted_cut
 from reviewapp.models import ClarificationEvent
+from reviewapp.people import actor_name
 from reviewapp.rendering_caps import HUMAN_TEXT_MAX_CHARS
 
 # The questions whose answer is a value that can be compared and amended.
@@ -202,7 +203,7 @@ def replaced_answer(item: InboxItem, log_entries: Iterable[ClarificationEvent]) 
             ReplacedAnswer(
                 question=question,
                 answered_at=event.occurred_at,
-                actor=event.actor_label,
+                actor=actor_name(event.actor, event.actor_label),
                 yours=yours.shown(),
                 replaced_by=now_text.shown() if now_text else None,
                 replaced_at=replaced_at,

@@ -36,6 +36,7 @@ from reviewapp.answers.channel_context import (
     pending_question,
     utc_stamp,
 )
+from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import QUESTION_TYPES, RESEND, Answer, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.log import (
     AnswerText,
@@ -51,12 +52,13 @@ from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, valida
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import AnswerForm, answer_form
-from reviewapp.items.describe import document_kind
+from reviewapp.items.describe import shown_receipt_kind
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import channel_label
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.models import ClarificationEvent, Reservation
+from reviewapp.people import actor_name, person_name
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).
 WHOLE_ANSWER: Final = "__all__"
@@ -75,7 +77,8 @@ class AnsweredBy:
 
     @classmethod
     def of(cls, event: ClarificationEvent) -> AnsweredBy:
-        return cls(actor=event.actor_label, channel=channel_label(event.channel), at=event.occurred_at)
+        actor = actor_name(event.actor, event.actor_label)
+        return cls(actor=actor, channel=channel_label(event.channel), at=event.occurred_at)
 
     def to_json(self) -> dict[str, Any]:
         return {"actor": self.actor or None, "channel": self.channel, "at": utc_stamp(self.at)}
@@ -122,6 +125,8 @@ class Preview:
 
     after: dict[str, Any] | None = None
     note: str | None = None
+    # A warning that does not stop the save (an event date that looks mistyped).
+    warning: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +357,8 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Pr
         note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
     ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
     after_ctx = answered_context(ctx, answer, answered_at=utc_stamp(timezone.now()))
-    return Preview(after=outputs(item, after_ctx), note=note)
+    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
+    return Preview(after=outputs(item, after_ctx), note=note, warning=warning)
 
 
 def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlot]:
@@ -382,7 +388,7 @@ def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlo
 def _receipt_kind(item: InboxItem) -> str | None:
     """How the receipt is shown beside the form (``image``, ``pdf``, ``file``), or None without one."""
     try:
-        return document_kind(item.document)
+        return shown_receipt_kind(item.document)
     except DocumentAttachment.DoesNotExist:  # the id points at no row
         return None
 
@@ -396,5 +402,4 @@ def hold(item: InboxItem, user: User) -> HeldBy | None:
     until = expires.first()
     # A reservation records when it ends; it began (or was last renewed) one term before.
     since = until - dt.timedelta(minutes=queue.DEFAULT_MINUTES) if until else None
-    name = holder.get_full_name() if isinstance(holder, User) else ""
-    return HeldBy(name=name or holder.get_username(), since=since)
+    return HeldBy(name=person_name(holder), since=since)

@@ -26,11 +26,14 @@ from typing import Any, Final
 from django.contrib.auth.models import AbstractBaseUser, User
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from reviewapp import queue, states
 from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, outputs, pending_question
+from reviewapp.answers.dates import item_event_date_warning
+from reviewapp.answers.inputs import RepresentationAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers, replaced_answer
 from reviewapp.answers.panel import (
     AnswerPanel,
@@ -47,6 +50,7 @@ from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
 from reviewapp.inbox.landing import landing_query
+from reviewapp.inbox.page import AmountFormat
 from reviewapp.inbox.query import filtered_items, parse_list_query
 from reviewapp.items.caps import SUMMARY_MAX_CHARS, Cuts, shrink_json, with_cuts
 from reviewapp.items.links import item_links
@@ -64,6 +68,25 @@ class Saved:
     url: str
     message: str
     note: str | None = None
+    warning: str | None = None
+
+
+def saved_message(item: InboxItem, listed: IndexedItem | None, *, corrected: bool = False) -> str:
+    """The toast after a save: which item (supplier, amount), with links to correct it and to open it.
+
+    Shown on the next item's page, so it names the saved one. Safe HTML (format_html escapes the
+    supplier); Django's message storage keeps it safe across the redirect.
+    """
+    supplier = (listed.supplier_name if listed else None) or _("Unknown supplier")
+    total = listed.total if listed else None
+    what = supplier if total is None else f"{supplier}, {AmountFormat()(total)} {listed.currency if listed else ''}"
+    text = (_("Corrected: %(what)s") if corrected else _("Saved: %(what)s")) % {"what": what}
+    url = reverse("item_detail", args=[item.pk])
+    # "#answer-form": the correction form inside the folded "Correct this answer"; the browser
+    # unfolds a <details> around a fragment's target (answer.js does it too).
+    return format_html(
+        '{} <a href="{}#answer-form">{}</a> · <a href="{}">{}</a>', text, url, _("Correct it"), url, _("Open it")
+    )
 
 
 def submit(
@@ -111,12 +134,14 @@ def submit(
     except AnswerConflict as conflict:
         return answer_panel(conflict.item, user, form=form, list_query=list_query, conflict=conflict)
     queue.release(item.pk, user)
+    answer = form.valid_answer
+    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
     if form.is_amendment:
         # A correction is about this item: back to it, not on to the next question.
         url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
-        return Saved(url=url, message=_("Answer corrected."))
+        return Saved(url=url, message=saved_message(item, listed, corrected=True), warning=warning)
     step = next_to_answer(listed, list_query, user)
-    return Saved(url=step.url, message=_("Answer saved."), note=step.note)
+    return Saved(url=step.url, message=saved_message(item, listed), note=step.note, warning=warning)
 
 
 def preview_panel(item: InboxItem, user: Viewer, question: str, data: Any, files: Any = None) -> AnswerPanel:

@@ -68,6 +68,16 @@ def _text_input(max_length: int, **attrs: Any) -> forms.TextInput:
     return forms.TextInput(attrs={"maxlength": max_length, "autocomplete": "off", **attrs})
 
 
+# A text a person types under a limit: no maxlength (the browser would cut a pasted text silently),
+# the limit as data-max-chars instead. answer.js shows a counter beside the field and "N characters
+# over the limit" past it; the server refuses the answer then (reviewapp.text.clean), never cuts it.
+MAX_CHARS_ATTR: Final = "data-max-chars"
+
+
+def _counted_input(max_length: int) -> forms.TextInput:
+    return forms.TextInput(attrs={MAX_CHARS_ATTR: max_length, "autocomplete": "off"})
+
+
 class _DateInput(forms.TextInput):
     """An ISO date typed as text: a date control follows the browser's locale and refuses a typed ISO date."""
 
@@ -91,7 +101,7 @@ class _DateInput(forms.TextInput):
 
 def _free_text(label: StrOrPromise, *, rows: int, max_length: int, help_text: StrOrPromise) -> forms.CharField:
     """Free text kept as typed: ``validate`` trims it and says what is missing or too long."""
-    textarea = forms.Textarea(attrs={"rows": rows, "maxlength": max_length})
+    textarea = forms.Textarea(attrs={"rows": rows, MAX_CHARS_ATTR: max_length})
     return forms.CharField(label=label, required=False, strip=False, widget=textarea, help_text=help_text)
 
 
@@ -126,7 +136,7 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
     """
     for name, field in form.fields.items():
         value = form.initial.get(name)
-        limit = field.widget.attrs.get("maxlength")
+        limit = field.widget.attrs.get(MAX_CHARS_ATTR, field.widget.attrs.get("maxlength"))
         if not isinstance(value, str) or not isinstance(limit, int) or len(value) <= limit:
             continue
         form.initial[name] = ""
@@ -299,12 +309,12 @@ class TypedAnswerForm(AnswerForm):
 
 
 class ParticipantForm(forms.Form):
-    name = forms.CharField(label=_("Name"), required=False, strip=False, widget=_text_input(MAX_NAME_LENGTH))
+    name = forms.CharField(label=_("Name"), required=False, strip=False, widget=_counted_input(MAX_NAME_LENGTH))
     company = forms.CharField(
         label=_("Company (optional)"),
         required=False,
         strip=False,
-        widget=_text_input(MAX_COMPANY_LENGTH),
+        widget=_counted_input(MAX_COMPANY_LENGTH),
     )
 
     def __init__(self, *args: Any, raw_download: str = "", **kwargs: Any) -> None:

@@ -32,6 +32,7 @@ from reviewapp.inbox.matches import Match, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
+from reviewapp.people import person_name_sql
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
@@ -394,7 +395,7 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
         rows = rows.defer("search_fields")
     rows = rows.annotate(
         held_by_id=Subquery(live.values("user_id")[:1]),
-        held_by_name=Subquery(live.values("user__username")[:1]),
+        held_by_name=Subquery(live.annotate(name=person_name_sql("user__")).values("name")[:1]),
     )
     return ordered(rows, query.sort)
 

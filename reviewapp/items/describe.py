@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
+from django.core.exceptions import SuspiciousFileOperation
+from django.core.files.storage import storages
 from django.db.models import OuterRef, QuerySet, Subquery
 
 import clarifications
@@ -379,6 +381,26 @@ def document_kind(document: DocumentAttachment | None) -> str | None:
     if mime == "application/pdf" or (not mime and name.endswith(".pdf")):
         return "pdf"
     return "file"
+
+
+MISSING: Final = "missing"
+
+
+def shown_receipt_kind(document: DocumentAttachment | None) -> str | None:
+    """``document_kind``, or ``"missing"`` when the row is there but its file is not in the documents storage.
+
+    The page then says so with the document's id instead of an ``<img>`` whose
+    request ends in a 404 (a broken image and a console error). One existence
+    check (a ``stat`` on the file system, a HEAD on a bucket) per page.
+    """
+    kind = document_kind(document)
+    if document is None or kind is None:
+        return kind
+    try:
+        present = storages["documents"].exists(document.storage_path)
+    except (SuspiciousFileOperation, OSError, ValueError):  # as the file view: a key it could never open
+        present = False
+    return kind if present else MISSING
 
 
 def document_json(document: DocumentAttachment | None, header: HeaderView) -> dict[str, Any] | None:

@@ -34,9 +34,10 @@ from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
 from reviewapp.items.item_view import AnswerChange, EventView
-from reviewapp.items.labels import EVENT_LABELS, channel_label
+from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
+from reviewapp.people import actor_name
 from reviewapp.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
@@ -93,7 +94,7 @@ def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) ->
     actor_id = actor.get("id")
     return EventView(
         event_type=row.event_type,
-        label=str(EVENT_LABELS.get(row.event_type, row.event_type)),
+        label=event_label(row.event_type, payload),
         question_type=question_type,
         question_label=_question_label(question_type),
         occurred_at=row.occurred_at,
@@ -110,8 +111,7 @@ def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) ->
 
 def reviewer_name(event: ClarificationEvent) -> str:
     """The review user who wrote ``event``: their name now, else the name logged with it."""
-    user = event.actor
-    return (user.get_full_name() or user.get_username()) if user is not None else event.actor_label
+    return actor_name(event.actor, event.actor_label)
 
 
 def _written_ids(event: ClarificationEvent) -> list[str]:
@@ -162,7 +162,7 @@ def app_event(event: ClarificationEvent) -> EventView:
     change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
     return EventView(
         event_type=event.event_type,
-        label=str(EVENT_LABELS.get(event.event_type, event.event_type)),
+        label=event_label(event.event_type, event.payload),
         question_type=event.question_type,
         question_label=_question_label(event.question_type),
         occurred_at=event.occurred_at,

@@ -25,6 +25,17 @@ EVENT_LABELS: Final[dict[str, Promise]] = {
     ClarificationEvent.EXPIRED: _("The chat gave up"),
     ClarificationEvent.ANSWERED: _("Question answered"),
 }
+#: An answer event whose payload says ``"amended": true`` (a correction made in the app): both the app's
+#: log entry and the ``processing_history`` row it wrote carry the flag (reviewapp.answers.writing).
+ANSWER_CORRECTED: Final = _("Answer corrected")
+
+
+def event_label(event_type: str, payload: object) -> str:
+    """The history's name for an event: a corrected answer is not called "Question answered"."""
+    if event_type == ClarificationEvent.ANSWERED and isinstance(payload, dict) and payload.get("amended") is True:
+        return str(ANSWER_CORRECTED)
+    return str(EVENT_LABELS.get(event_type, event_type))
+
 
 #: What kind of actor wrote a history entry (accounted's actor ``type``, or the chat's sender), as the page names it.
 #: A type accounted adds later is shown as stored.

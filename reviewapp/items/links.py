@@ -27,6 +27,7 @@ from reviewapp import access
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.items.caps import Cuts, with_cuts
 from reviewapp.models import ClarificationEvent
+from reviewapp.people import actor_name
 from reviewapp.rendering_caps import PERSON_TEXT_MAX_CHARS
 
 REPLACED: Final = "replaced"
@@ -88,8 +89,7 @@ def _resend(event: ClarificationEvent) -> tuple[uuid.UUID, str] | None:
 
 
 def _actor(event: ClarificationEvent) -> str:
-    user = event.actor
-    return (user.get_full_name() or user.get_username()) if user is not None else event.actor_label
+    return actor_name(event.actor, event.actor_label)
 
 
 def _answers() -> Any:

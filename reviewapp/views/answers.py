@@ -74,6 +74,8 @@ def item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
     messages.success(request, outcome.message)
     if outcome.note:
         messages.info(request, outcome.note)
+    if outcome.warning:
+        messages.warning(request, outcome.warning)
     return redirect_htmx(request, outcome.url)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
 from django.http import HttpResponse, QueryDict
@@ -36,6 +37,17 @@ def _query_string(query: QueryDict, **changes: object) -> str:
     return result.urlencode()
 
 
+# The filters a phone folds behind "Filters", and those behind "More filters" on every screen.
+MORE_FILTERS = ("received_from", "received_to", "page_size")
+FOLDED_FILTERS = ("type", "company", "sort", *MORE_FILTERS)
+
+
+def _any_set(request: HtmxHttpRequest, form: InboxFilterForm, names: tuple[str, ...]) -> bool:
+    """Whether one of the filters ``names`` is in the address (the queue's own sort aside) or was refused."""
+    given = any(request.GET.get(name) for name in names if name != "sort")
+    return given or any(form[name].errors for name in names)
+
+
 def _shown(n: int, counts: Counts) -> str:
     """A count as the page shows it: grouped digits, with "+" when it is a lower bound."""
     if counts.exact or counts.limit is None:
@@ -63,6 +75,25 @@ def _facets(page: ListPage) -> list[Facet]:
         )
         for key in states.STATE_KEYS
     ]
+
+
+@require_safe
+@permission_required(roles.ANSWER, raise_exception=True)
+def next_free(request: HtmxHttpRequest) -> HttpResponse:
+    """``n``: the oldest item of the bookkeeper's queue that nobody else is answering, from any page.
+
+    The queue's own order and the reservations' rule (``queue.next_in_queue``); the item page then
+    reserves it. An empty queue goes to the list, which says so.
+    """
+    user = request.user
+    assert isinstance(user, User)  # permission_required let only a signed-in user through
+    query = landing_query(user)
+    found = queue.next_in_queue(None, query, user, waiting_only=True)
+    list_url = reverse("inbox") + "?" + query.urlencode()
+    if found is None:
+        messages.info(request, _("No free item is waiting for an answer."))
+        return redirect_htmx(request, list_url)
+    return redirect_htmx(request, reverse("item_detail", args=[found.pk]) + "?" + query.urlencode())
 
 
 @require_safe
@@ -106,10 +137,17 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "columns": Columns.translated(),
         "facets": _facets(page),
         "facet_rule": FACET_RULE,
+        # On a phone the filters are folded away; a filter that is set (or refused) keeps them open.
+        "filters_open": _any_set(request, form, FOLDED_FILTERS),
+        "more_filters_open": _any_set(request, form, MORE_FILTERS),
         "freshness": page.freshness,
         "count_shown": count_shown,
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
         "next_free": next_free,
+        # The signed-in bookkeeper's own count, beside the queue's.
+        "done_today": queue.done_today(user)
+        if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER)
+        else None,
         "list_query": list_query,
         "clear_url": all_items_url(),
         "first_url": page_url + unpaged,

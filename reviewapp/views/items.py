@@ -32,7 +32,7 @@ from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.http import HtmxHttpRequest
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
-from reviewapp.items.describe import describe_item, document_kind, item_json, page_queryset
+from reviewapp.items.describe import describe_item, item_json, page_queryset, shown_receipt_kind
 from reviewapp.items.history import HISTORY_LIMIT
 from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
 from reviewapp.models import IndexedItem
@@ -81,7 +81,7 @@ def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
         "header": view.header,
         "raw_downloads": _raw_downloads(request, item.pk),
         "document": item.document,
-        "document_kind": document_kind(item.document),
+        "document_kind": shown_receipt_kind(item.document),
         "history_limit": HISTORY_LIMIT,
         "transcript_limit": TRANSCRIPT_LIMIT,
         "prev_item": prev_item,

@@ -49,6 +49,7 @@
     total.value = String(index + 1);
     var row = list.lastElementChild;
     enhanceRow(row);
+    row.querySelectorAll("[data-max-chars]").forEach(updateCounter);
     showRemoveButtons(form);
     var first = row.querySelector("input[type=text]");
     if (first) first.focus();
@@ -97,7 +98,35 @@
     });
   }
 
+  // A counter beside each field with a limit (data-max-chars; there is no maxlength to cut a paste):
+  // "12 / 2000", and past the limit "N characters over the limit" (the form carries the translated
+  // words). The server refuses an answer over a limit with the same words; nothing is ever cut.
+  function updateCounter(field) {
+    var max = parseInt(field.getAttribute("data-max-chars"), 10);
+    var form = field.closest("[data-answer-form]");
+    if (!max || !form || field.closest("template")) return;
+    var id = (field.id || field.name) + "_count";
+    var counter = document.getElementById(id);
+    if (!counter) {
+      counter = document.createElement("p");
+      counter.id = id;
+      counter.className = "char-count";
+      field.insertAdjacentElement("afterend", counter);
+    }
+    // As the server counts: line breaks as one character, surrounding white space trimmed.
+    var length = field.value.replace(/\r\n?/g, "\n").trim().length;
+    var over = length - max;
+    counter.classList.toggle("is-over", over > 0);
+    if (over > 0) {
+      var words = form.getAttribute(over === 1 ? "data-over-one" : "data-over-many") || "%(over)s over";
+      counter.textContent = words.replace("%(over)s", String(over));
+    } else {
+      counter.textContent = length + " / " + max;
+    }
+  }
+
   function enhance(root) {
+    root.querySelectorAll("[data-answer-form] [data-max-chars]").forEach(updateCounter);
     root.querySelectorAll("[data-answer-form] [data-participant-row]").forEach(enhanceRow);
     root.querySelectorAll("[data-answer-form]").forEach(showRemoveButtons);
     // Rows are added here, so the button no longer submits: Save is then the
@@ -225,14 +254,29 @@
     });
   }
 
+  function unchangedFromServer(field) {
+    var type = (field.type || "").toLowerCase();
+    if (type === "radio" || type === "checkbox") return field.checked === field.defaultChecked;
+    if (type === "file") return false;
+    return "defaultValue" in field && field.value === field.defaultValue;
+  }
+
   // Forms without a live preview (the resend question): a field's error goes as soon as it is changed.
   function clearOwnError(event) {
     var field = event.target;
     if (!(field instanceof Element) || !field.id) return;
     var form = field.closest("[data-answer-form]");
     if (!form || form.hasAttribute("hx-post")) return;
+    // Ctrl+Enter saves with the focus still in the field. htmx inserts the
+    // returned form (with its error) before it removes the old one, and moves
+    // the focus to the new field: the browser then fires "change" on the OLD
+    // field, still in the page. Looking the slot up in the whole document found
+    // the NEW form's slot (same id, earlier in the page) and wiped the error
+    // just shown. So: only this form's own slot, and only a value that differs
+    // from what the server rendered.
+    if (unchangedFromServer(field)) return;
     var slotId = (field.type === "radio" ? field.name && "id_" + field.name : field.id) + "_error";
-    var slot = document.getElementById(slotId);
+    var slot = form.querySelector('[id="' + slotId + '"]');
     if (slot) slot.textContent = "";
     form.querySelectorAll('[name="' + field.name + '"]').forEach(function (same) {
       same.removeAttribute("aria-invalid");
@@ -242,6 +286,9 @@
   }
   document.addEventListener("change", clearOwnError);
   document.addEventListener("input", clearOwnError);
+  document.addEventListener("input", function (event) {
+    if (event.target instanceof Element && event.target.hasAttribute("data-max-chars")) updateCounter(event.target);
+  });
 
   document.addEventListener("htmx:afterSettle", function () {
     document.querySelectorAll("form[data-answer-form]").forEach(syncErrors);

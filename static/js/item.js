@@ -1,5 +1,5 @@
-// Item page: copy the agent view exactly, and j/k for the next/previous item
-// in the list the user came from. The page works without this file: the
+// Item page: copy the agent view exactly, j/k for the next/previous item
+// in the list the user came from, e to correct an answer given in the app. The page works without this file: the
 // copy button stays hidden and the prev/next links are ordinary links.
 (function () {
   "use strict";
@@ -30,10 +30,25 @@
     return Boolean(target.closest("input, textarea, select, [contenteditable]"));
   }
 
+  // e: correct the answer given in the app (the form folded in "Correct this answer").
+  function openCorrection() {
+    var amend = document.getElementById("answer-amend");
+    if (!amend) return false;
+    amend.open = true;
+    var field = amend.querySelector("form input:not([type=hidden]), form textarea, form select");
+    if (field) field.focus();
+    amend.scrollIntoView({ block: "start" });
+    return true;
+  }
+
   function setupKeys() {
     document.addEventListener("keydown", function (event) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       if (isTyping(event.target)) return;
+      if (event.key === "e" && openCorrection()) {
+        event.preventDefault();
+        return;
+      }
       var rel = event.key === "j" ? "next" : event.key === "k" ? "prev" : null;
       if (!rel) return;
       var link = document.querySelector('.item-nav a[data-nav="' + rel + '"]');
@@ -46,6 +61,8 @@
   function init() {
     document.querySelectorAll("button[data-copy-from]").forEach(setupCopy);
     setupKeys();
+    // "Correct it" in the toast after a save links here with #answer-form.
+    if (window.location.hash === "#answer-form") openCorrection();
   }
 
   if (document.readyState === "loading") {

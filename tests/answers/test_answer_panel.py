@@ -139,7 +139,7 @@ def test_a_bookkeeper_corrects_a_typo_and_the_history_says_amended(bookkeeper_cl
     }
     response = bookkeeper_client.post(answer_url(item), fixed, follow=True)
     assert response.redirect_chain[-1][0] == reverse("item_detail", args=[item.pk])
-    assert "Answer corrected." in response.content.decode()
+    assert "Corrected: " in response.content.decode()
     assert stored_context(item)["representation"]["participants"] == [{"name": "Anna Berg", "company": None}]
     events = list(ClarificationEvent.objects.filter(item_id=item.pk).order_by("occurred_at", "id"))
     assert [e.payload["amended"] for e in events] == [False, True]

@@ -61,6 +61,28 @@ document.addEventListener("securitypolicyviolation", (e) => {
 """
 
 
+# On a phone nothing may scroll sideways: every page a journey loads at 390 px
+# or narrower (and every htmx swap on it) is checked, and a page wider than the
+# window is reported as a console error, which fails the journey.
+PHONE_MAX_WIDTH = 390
+_NO_SIDEWAYS_SCROLL = """
+(() => {
+  if (window.innerWidth > PHONE_MAX_WIDTH) return;
+  const check = (when) => {
+    const wide = document.documentElement.scrollWidth;
+    if (wide <= window.innerWidth) return;
+    const culprits = Array.from(document.querySelectorAll("body *"))
+      .filter((e) => e.checkVisibility() && e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 4)
+      .map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : ""));
+    console.error("sideways scroll " + when + ": scrollWidth " + wide + " > innerWidth " + window.innerWidth
+      + " at " + location.pathname + " (" + culprits.join(", ") + ")");
+  };
+  window.addEventListener("load", () => check("after load"));
+  document.addEventListener("htmx:afterSettle", () => check("after an htmx swap"));
+})();
+""".replace("PHONE_MAX_WIDTH", str(PHONE_MAX_WIDTH))
+
+
 @pytest.fixture(scope="session")
 def _orm_beside_playwright() -> Iterator[None]:
     # Playwright's sync API runs an asyncio event loop in the test's own
@@ -172,7 +194,7 @@ def new_page(  # type: ignore[no-untyped-def]
     problems: BrowserProblems,
     request: pytest.FixtureRequest,
 ) -> Iterator[Callable[..., Page]]:
-    """``new_page(width=..., height=...)``: a tab in a fresh browser context (new profile: no cookies, no storage).
+    """``new_page(width=..., height=..., touch=...)``: a tab in a fresh browser context (no cookies, no storage).
 
     Each call is another person at another browser; all of them are watched
     for problems, and each leaves its screenshot (``<test>.png``, then
@@ -180,8 +202,10 @@ def new_page(  # type: ignore[no-untyped-def]
     """
     contexts: list[tuple[BrowserContext, Page]] = []
 
-    def _new_page(*, width: int = 1280, height: int = 900) -> Page:
+    def _new_page(*, width: int = 1280, height: int = 900, touch: bool = False) -> Page:
         context = browser.new_context(
+            # A touch screen: (pointer: coarse) and (hover: none) match, as on a phone.
+            has_touch=touch,
             base_url=live_server.url,
             # The bookkeepers' language; the app picks it from Accept-Language.
             locale="sv-SE",
@@ -191,6 +215,7 @@ def new_page(  # type: ignore[no-untyped-def]
         context.set_default_timeout(TIMEOUT_MS)
         context.set_default_navigation_timeout(TIMEOUT_MS)
         context.add_init_script(_CSP_REPORTER)
+        context.add_init_script(_NO_SIDEWAYS_SCROLL)
         tab = context.new_page()
         problems.watch(tab)
         contexts.append((context, tab))

@@ -144,3 +144,24 @@ def test_a_file_the_company_already_has_settles_the_question_with_the_item_holdi
     event = ClarificationEvent.objects.get(item_id=item.pk)
     assert event.payload["resend"] == {"choice": "replaced", "new_item_id": str(holder.pk), "document_id": None}
     assert InboxItem.objects.filter(company_id=company.pk).count() == 2
+
+
+def test_ctrl_enter_on_the_resend_form_shows_the_error_for_an_unknown_newer_item(
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
+    make_user(roles.BOOKKEEPER, username="bea")
+    item = data.waiting_item(factories.make_company(), "ICA", "resend", moved_hours_ago=12)
+    log_in(page, "bea")
+    _open(page, item)
+
+    page.locator('input[name="choice"][value="replaced"]').check()
+    field = page.locator('input[name="replaced_by"]')
+    field.fill("00000000-0000-4000-8000-000000000000")
+    field.press("Control+Enter")
+
+    # The error the server returned stays on screen (clicking Save always showed it).
+    expect(page.locator("#id_replaced_by_error .error")).to_be_visible()
+    expect(page.locator('input[name="replaced_by"]')).to_have_attribute("aria-invalid", "true")
+    page.wait_for_timeout(300)
+    expect(page.locator("#id_replaced_by_error .error")).to_be_visible()
+    assert data.pending_status(item) == "moved_to_app"

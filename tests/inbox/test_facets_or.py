@@ -106,10 +106,12 @@ def test_ticking_a_state_adds_its_number_and_unticking_takes_its_number_away(qa_
     assert checked > 100
 
 
-def test_the_page_states_the_rule_under_the_checkboxes(qa_client):
+def test_the_page_states_the_rule_in_its_help(qa_client):
     body = qa_client.get(URL).content.decode()
-    assert '<fieldset class="facets" aria-describedby="facet-help">' in body
-    assert re.search(r'<p class="helptext facet-help" id="facet-help">Ticked states combine with “any of”\.', body)
+    # In the help (the ? dialog), not above the rows.
+    dialog = re.search(r'<dialog id="keyboard-help".*?</dialog>', body, re.DOTALL)
+    assert dialog
+    assert re.search(r'<p class="facet-help" id="facet-help">Ticked states combine with “any of”\.', dialog.group(0))
 
 
 @pytest.mark.parametrize("search", [{}, {"q": "leverant"}], ids=["tally", "counted-with-a-search"])

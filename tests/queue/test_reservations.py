@@ -135,7 +135,7 @@ def test_a_reservation_never_blocks_an_answer(bookkeeper_client, anna):
         reverse("item_answer", args=[item.pk]), {"question": "context", "text": "Taxi"}, follow=True
     )
     assert response.status_code == 200
-    assert "Answer saved." in response.content.decode()
+    assert "Saved: " in response.content.decode()
     assert not IndexedItem.objects.get(pk=item.pk).state_needs_answer
 
 

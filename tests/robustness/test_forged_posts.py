@@ -204,7 +204,7 @@ HOSTILE_TEXT = {
     "escape": ("\x1b[31mAnna", "U+001B"),
     "C1": ("An\x85na", "U+0085"),
     "line separator": ("Anna\u2028Berg", "U+2028"),
-    "100 kB": ("A" * 100_000, "Use at most 200 characters"),
+    "100 kB": ("A" * 100_000, "over the limit: use at most 200"),
 }
 
 
@@ -223,7 +223,7 @@ def test_hostile_participant_names_are_a_message_under_the_name_and_nothing_is_w
     ("text", "message"),
     [
         ("Fika\x00", "Null characters are not allowed."),
-        ("x" * 100_000, "Use at most 2000 characters"),
+        ("x" * 100_000, "over the limit: use at most 2000"),
         ("Fi\x0cka", "U+000C"),
         ("Fika \x1b[2J", "U+001B"),
     ],

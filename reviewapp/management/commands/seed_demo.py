@@ -1,4 +1,5 @@
-"""python manage.py seed_demo [--items N] [--seed S] [--now ISO] [--if-empty] [--no-users] [--allow-production]
+"""python manage.py seed_demo [--items N] [--seed S] [--now ISO] [--if-empty] [--no-users] [--receipt-files N]
+    [--allow-production]
 
 Fills the bookkeeping replica the way accounted's intake would (``reviewapp.demo``)
 and refuses any database that ``create_bookkeeping_replica`` did not make: a real
@@ -81,6 +82,12 @@ class Command(BaseCommand):
         parser.add_argument("--now", help="ISO timestamp the ages are relative to (default: now).")
         parser.add_argument("--if-empty", action="store_true", help="Add items only when the replica has none.")
         parser.add_argument("--no-users", action="store_true", help="Do not create or reset the demo users.")
+        parser.add_argument(
+            "--receipt-files",
+            type=int,
+            default=None,
+            help="Draw receipt images for only about this many of the newest documents (benchmarks; default: all).",
+        )
         parser.add_argument("--allow-production", action="store_true", help="Run even with DEBUG off (benchmarks).")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -99,7 +106,7 @@ class Command(BaseCommand):
         if options["if_empty"] and InboxItem.objects.exists():
             self.stdout.write("The replica already has inbox items; not adding demo data.")
         else:
-            self._seed(options["items"], options["seed"], now)
+            self._seed(options["items"], options["seed"], now, options["receipt_files"])
         self._golden_cases()
         if not options["no_users"]:
             self._demo_users()
@@ -113,10 +120,10 @@ class Command(BaseCommand):
             raise CommandError(f"--now must be an ISO timestamp, got {raw!r}") from None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
-    def _seed(self, count: int, seed: int, now: dt.datetime) -> None:
+    def _seed(self, count: int, seed: int, now: dt.datetime, receipt_files: int | None = None) -> None:
         started = time.monotonic()
         org = demo.organisation(now)
-        data = demo.DemoData(seed=seed, now=now, org=org)
+        data = demo.DemoData(seed=seed, now=now, org=org, receipt_files=receipt_files)
         bucket = storages["documents"]
         item_ids: list[uuid.UUID] = []
         app_answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]] = []
