@@ -4,63 +4,29 @@ before they have been sent in full."""
 
 from __future__ import annotations
 
-import http.client
-import os
-import secrets
 import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 
 import pytest
-from django.conf import settings
 
-from reviewapp.routers import BOOKKEEPING_DB
-from tests.production.test_proxy import _database_url, _free_port, _stop, _wait_until
+from tests.production.test_proxy import _free_port, _start_gunicorn, _stop
 
 MiB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
 def app_port(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[int]:  # type: ignore[no-untyped-def]
-    with django_db_blocker.unblock():
-        review_url, bookkeeping_url = _database_url("default"), _database_url(BOOKKEEPING_DB)
     port = _free_port()
-    unset = {"DATABASE_URL", "BOOKKEEPING_DATABASE_URL", "EMBEDDED_POSTGRES", "WEB_CONCURRENCY"}
-    env = {k: v for k, v in os.environ.items() if k not in unset and not k.startswith(("GUNICORN_", "SECURE_"))}
-    env.update(
-        DJANGO_SETTINGS_MODULE="reviewapp.settings",
-        DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(50),
+    gunicorn, _log = _start_gunicorn(
+        django_db_blocker,
+        port,
+        tmp_path_factory.mktemp("gunicorn") / "gunicorn.log",
         ALLOWED_HOSTS="127.0.0.1",
-        SECURE_SSL_REDIRECT="0",
-        DATABASE_URL=review_url,
-        BOOKKEEPING_DATABASE_URL=bookkeeping_url,
-        GUNICORN_BIND=f"127.0.0.1:{port}",
         WEB_CONCURRENCY="1",
         GUNICORN_THREADS="2",
     )
-    log = tmp_path_factory.mktemp("gunicorn") / "gunicorn.log"
-    with log.open("wb") as out:
-        gunicorn = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "reviewapp.wsgi", "-c", "gunicorn.conf.py"],
-            cwd=settings.BASE_DIR,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-    def healthy() -> bool:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-        try:
-            conn.request("GET", "/healthz")
-            return conn.getresponse().status == 200
-        finally:
-            conn.close()
-
     try:
-        _wait_until(healthy, "gunicorn", gunicorn, log)
         yield port
     finally:
         _stop(gunicorn)

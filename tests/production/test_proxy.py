@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -164,6 +165,52 @@ def _certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+def _start_gunicorn(
+    django_db_blocker: Any, port: int, log: Path, *, host: str = "127.0.0.1", **settings_env: str
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """gunicorn with gunicorn.conf.py on the test databases, production settings plus ``settings_env``.
+
+    Returns once ``/healthz`` answers 200 (asked with ``Host: host``); the caller stops it with ``_stop``.
+    """
+    with django_db_blocker.unblock():
+        review_url, bookkeeping_url = _database_url("default"), _database_url(BOOKKEEPING_DB)
+    unset = {"DATABASE_URL", "BOOKKEEPING_DATABASE_URL", "EMBEDDED_POSTGRES", "WEB_CONCURRENCY"}
+    env = {k: v for k, v in os.environ.items() if k not in unset and not k.startswith(("GUNICORN_", "SECURE_"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="reviewapp.settings",
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        SECURE_SSL_REDIRECT="0",
+        DATABASE_URL=review_url,
+        BOOKKEEPING_DATABASE_URL=bookkeeping_url,
+        GUNICORN_BIND=f"127.0.0.1:{port}",
+    )
+    env.update(settings_env)
+    with log.open("wb") as out:
+        gunicorn = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "reviewapp.wsgi", "-c", "gunicorn.conf.py"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+    def healthy() -> bool:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        try:
+            conn.request("GET", "/healthz", headers={"Host": host})
+            return conn.getresponse().status == 200
+        finally:
+            conn.close()
+
+    try:
+        _wait_until(healthy, "gunicorn", gunicorn, log)
+    except BaseException:
+        _stop(gunicorn)
+        raise
+    return gunicorn, log
+
+
 @pytest.fixture(scope="module")
 def stack(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Stack]:  # type: ignore[no-untyped-def]
     nginx = _nginx()
@@ -173,47 +220,22 @@ def stack(django_db_setup, django_db_blocker, tmp_path_factory) -> Iterator[Stac
     cert, key = _certificate(root)
     http_port, https_port, app_port = _free_port(), _free_port(), _free_port()
 
-    with django_db_blocker.unblock():
-        review_url, bookkeeping_url = _database_url("default"), _database_url(BOOKKEEPING_DB)
-    unset = {"DATABASE_URL", "BOOKKEEPING_DATABASE_URL", "EMBEDDED_POSTGRES", "WEB_CONCURRENCY"}
-    env = {k: v for k, v in os.environ.items() if k not in unset and not k.startswith(("GUNICORN_", "SECURE_"))}
-    env.update(
-        DJANGO_SETTINGS_MODULE="reviewapp.settings",
-        DEBUG="0",
-        SECRET_KEY=secrets.token_urlsafe(50),
+    gunicorn, gunicorn_log = _start_gunicorn(
+        django_db_blocker,
+        app_port,
+        root / "gunicorn.log",
+        host=SITE,
         ALLOWED_HOSTS=f"{SITE},127.0.0.1",
         SECURE_SSL_REDIRECT="1",
         SECURE_PROXY_SSL_HEADER="1",
         LOGIN_THROTTLE_IP_HEADER="HTTP_X_REAL_IP",
-        DATABASE_URL=review_url,
-        BOOKKEEPING_DATABASE_URL=bookkeeping_url,
-        GUNICORN_BIND=f"127.0.0.1:{app_port}",
         # Eight threads in all: as many as the slow clients below.
         WEB_CONCURRENCY="2",
         GUNICORN_THREADS="4",
     )
-    gunicorn_log = root / "gunicorn.log"
-    with gunicorn_log.open("wb") as out:
-        gunicorn = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "reviewapp.wsgi", "-c", "gunicorn.conf.py"],
-            cwd=settings.BASE_DIR,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-
-    def app_healthy() -> bool:
-        conn = http.client.HTTPConnection("127.0.0.1", app_port, timeout=2)
-        try:
-            conn.request("GET", "/healthz", headers={"Host": SITE})
-            return conn.getresponse().status == 200
-        finally:
-            conn.close()
 
     nginx_process = None
     try:
-        _wait_until(app_healthy, "gunicorn", gunicorn, gunicorn_log)
-
         text = CONF.read_text(encoding="utf-8")
         text = _replace(text, "user www-data;", "user root;" if os.geteuid() == 0 else "")
         text = _replace(text, "pid /run/nginx.pid;", f"pid {prefix}/nginx.pid;")
