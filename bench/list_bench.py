@@ -11,7 +11,7 @@ then for each size in turn (the second adds to the first):
 
 - fills the replica with ``seed_demo --items N --no-users`` (COPY, as
   accounted's intake writes the rows; a new ``--seed`` per step), brings the
-  list's read model up to date with ``index.poll()``, and runs VACUUM ANALYZE
+  list's read model up to date with ``sync.poll()``, and runs VACUUM ANALYZE
   on both databases as autovacuum would after a load;
 - times each request in one process with Django's test client as a logged-in
   superuser (whole middleware stack and template rendering, no network): the
@@ -159,7 +159,7 @@ def _seed_to(size: int) -> tuple[float, float]:
     """Top the replica up to ``size`` items and sync the read model; (seconds seeding, seconds polling)."""
     from django.core.management import call_command
 
-    from reviewapp import demo, index
+    from reviewapp import demo, sync
     from reviewapp.bookkeeping.models import InboxItem
 
     have = InboxItem.objects.count()
@@ -175,7 +175,7 @@ def _seed_to(size: int) -> tuple[float, float]:
             verbosity=1,
         )
     seeded = time.monotonic()
-    index.poll()  # seed_demo indexes what it wrote; this shows the read model is current
+    sync.poll()  # seed_demo indexes what it wrote; this shows the read model is current
     polled = time.monotonic()
     _execute("bookkeeping", "VACUUM ANALYZE")
     _execute("default", "VACUUM ANALYZE")

@@ -11,7 +11,7 @@ What it does, in order:
    the review database, builds the bookkeeping replica from the contract,
    fills it with ``seed_demo --items N --no-users`` (COPY, as accounted's
    intake writes the rows), brings the list's read model up to date
-   (``index.poll()``) and runs VACUUM ANALYZE on both.
+   (``sync.poll()``) and runs VACUUM ANALYZE on both.
 2. Creates the load users (4 in 5 bookkeepers, assigned every company; 1 in 5
    QA), a session and an API token for each, and runs ``collectstatic``.
 3. Starts ``gunicorn reviewapp.wsgi -c gunicorn.conf.py`` (gthread) with
@@ -166,7 +166,7 @@ def _seed(items: int) -> None:
     from django.core.management import call_command
     from django.db import connections
 
-    from reviewapp import demo, index
+    from reviewapp import demo, sync
     from reviewapp.bookkeeping import replica
     from reviewapp.bookkeeping.models import InboxItem
 
@@ -186,7 +186,7 @@ def _seed(items: int) -> None:
         )
     else:
         print(f"reusing {have:,} items", flush=True)
-    index.poll()
+    sync.poll()
     _execute("bookkeeping", "VACUUM ANALYZE")
     _execute("default", "VACUUM ANALYZE")
     print(f"{items:,} items ready in {time.monotonic() - started:.0f} s", flush=True)

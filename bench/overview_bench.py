@@ -20,7 +20,7 @@ plain SQL (``generate_series``, as ``bench/sync_bench.py`` does):
   the representation ones as denials in one case of three;
 - the read model (``IndexedItem``): one row per item with the columns the
   overview reads (company, needs answer, moved_to_app_at). Filled directly
-  rather than by ``index.poll()`` (222 s at 1 M, measured by sync_bench):
+  rather than by ``sync.poll()`` (222 s at 1 M, measured by sync_bench):
   the overview only reads it.
 
 Then copies the question events into the review database as every sync

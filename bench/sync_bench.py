@@ -11,7 +11,7 @@ turn (the second adds to the first) fills accounted's table with plain SQL
 spread over every other state), runs VACUUM ANALYZE as autovacuum would, and
 measures in one process:
 
-- the COPY read floor: the columns the sync reads (``index._SELECT``) with
+- the COPY read floor: the columns the sync reads (``sync._SELECT``) with
   ``COPY .. TO STDOUT``, bytes only, nothing decoded (median of 3);
 - the initial sync: ``manage.py sync_index`` in a child process on an empty
   read model, its wall time, its ratio to the floor and the child's peak
@@ -180,10 +180,10 @@ def _copy_floor() -> float:
     """Seconds to read the sync's columns with COPY, bytes only (the fastest any sync can read them)."""
     from django.db import connections
 
-    from reviewapp import index
+    from reviewapp import sync
 
     def read() -> None:
-        with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({index._SELECT}) TO STDOUT") as copy:
+        with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({sync._SELECT}) TO STDOUT") as copy:
             for _block in copy:
                 pass
 
@@ -212,7 +212,7 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     from django.db import connections
     from django.test import Client, override_settings
 
-    from reviewapp import index
+    from reviewapp import sync
     from reviewapp.models import SyncState
 
     figures: dict[str, Any] = {"size": size, "fill_s": _fill_to(size), "load_before": os.getloadavg()[0]}
@@ -221,14 +221,14 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     connections.close_all()  # the child's swap drops the table this process may have cached plans for
     figures["initial_sync_s"], figures["peak_rss_mb"] = _sync_in_child()
     figures["ratio"] = figures["initial_sync_s"] / figures["copy_floor_s"]
-    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
-    figures["reindex_s"] = _once(index.poll) / 1000
+    SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
+    figures["reindex_s"] = _once(sync.poll) / 1000
     with connections["default"].cursor() as cursor:
         cursor.execute("VACUUM ANALYZE reviewapp_indexeditem")
-    figures["idle_poll_ms"] = _median(index.poll, repeat)
+    figures["idle_poll_ms"] = _median(sync.poll, repeat)
     _bookkeeping("CREATE INDEX bench_updated_at_idx ON public.invoice_inbox_items (updated_at)")
     _bookkeeping("ANALYZE public.invoice_inbox_items")
-    figures["idle_poll_indexed_ms"] = _median(index.poll, repeat)
+    figures["idle_poll_indexed_ms"] = _median(sync.poll, repeat)
     _bookkeeping("DROP INDEX bench_updated_at_idx")
     ids = [row[0] for row in _bookkeeping("SELECT id FROM public.invoice_inbox_items ORDER BY random() LIMIT 1000")]
     _bookkeeping(
@@ -236,8 +236,8 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
         " '{user_note}', '\"bench\"') WHERE id = ANY(%s)",
         [ids],
     )
-    figures["poll_1000_changed_ms"] = _once(index.poll)
-    figures["reconcile_s"] = _once(index.reconcile) / 1000
+    figures["poll_1000_changed_ms"] = _once(sync.poll)
+    figures["reconcile_s"] = _once(sync.reconcile) / 1000
 
     user, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
     client = Client()

@@ -361,9 +361,9 @@ def _company_names() -> dict[uuid.UUID, str]:
 
     Before the first sync has read any, from accounted's table itself.
     """
-    from reviewapp import index
+    from reviewapp import sync
 
-    names = {pk: name for pk, name, _archived in index.synced().companies}
+    names = {pk: name for pk, name, _archived in sync.synced().companies}
     return names or dict(Company.objects.values_list("id", "name"))
 
 

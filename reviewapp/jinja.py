@@ -140,7 +140,7 @@ def environment(**options: Any) -> jinja2.Environment:
 
 
 def render_block(template_name: str, block: str, context: dict[str, Any], request: Any) -> str:
-    """One ``{% block %}`` of a page, alone: what htmx swaps in (``reviewapp.http.render_htmx``).
+    """One ``{% block %}`` of a page, alone: what htmx swaps in (``reviewapp.htmx.render_htmx``).
 
     The block sees what the whole page would: the view's context, the
     request, the CSRF token and the context processors' names.

@@ -5,7 +5,7 @@ accounted's tables (the inbox items, companies, documents, the chat) are in
 
 - ``IndexedItem``: the list's read model, one row per inbox item with what
   ``clarifications.analyse`` says about it, kept by ``manage.py sync_index``
-  (``reviewapp/index.py``) so the list filters, counts, sorts and searches
+  (``reviewapp/sync.py``) so the list filters, counts, sorts and searches
   without touching accounted's table;
 - ``SyncState``: how far that sync has read;
 - ``ClarificationEvent``: the app's own answer log, before and after;
@@ -95,7 +95,7 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
 
 
 class IndexedItem(models.Model):
-    """One inbox item as the list needs it: derived from the live row by ``reviewapp.index``.
+    """One inbox item as the list needs it: derived from the live row by ``reviewapp.sync``.
 
     Never edited by hand: every column is recomputed from accounted's row
     (``channel_context``, ``extracted_data``, the booked columns) whenever its
@@ -132,7 +132,7 @@ class IndexedItem(models.Model):
     # ("answered representation items"; states.answered_question_type_of).
     answered_question_type = models.CharField(max_length=20, null=True, blank=True)
     # When a question needing an answer moved from the chat to the app: the
-    # bookkeeper's queue is oldest first by this (reviewapp.index._moved_to_app_at).
+    # bookkeeper's queue is oldest first by this (reviewapp.sync._moved_to_app_at).
     moved_to_app_at = models.DateTimeField(null=True, blank=True)
     # Lower-cased supplier, participant names, purpose, notes and raw answers for search.
     search_text = models.TextField(default="", blank=True)
@@ -209,12 +209,12 @@ class SyncState(models.Model):
     watermark = models.DateTimeField(null=True, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_reconcile_at = models.DateTimeField(null=True, blank=True)
-    # reviewapp.index.RULES_VERSION when the read model was last built in full:
+    # reviewapp.sync.RULES_VERSION when the read model was last built in full:
     # a release that changes how a row is derived re-indexes every row once.
     rules_version = models.PositiveIntegerField(default=0)
     # accounted's companies as the last pass read them, by name: [[id, name,
     # archived], ...]. The list's company menu reads them here, so a list page
-    # needs nothing from accounted's database (reviewapp.index.synced).
+    # needs nothing from accounted's database (reviewapp.sync.synced).
     companies = models.JSONField(default=list, blank=True)
     # The highest processing_history seq the overview's copy has read
     # (reviewapp.overview.events): each poll reads on from a little before it.
@@ -398,7 +398,7 @@ class LoginThrottle(models.Model):
 
 
 class Reservation(models.Model):
-    """Someone is answering this item: a soft, expiring mark (``reviewapp.queue``).
+    """Someone is answering this item: a soft, expiring mark (``reviewapp.reservations``).
 
     It steers people apart (the queue's "next" skips items others hold, the
     list says who holds one); it never blocks an answer, which the

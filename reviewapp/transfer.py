@@ -32,7 +32,7 @@ from typing import IO, Any, Final, Protocol
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Q
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.bookkeeping import replica
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
@@ -104,7 +104,7 @@ def export_lines(*, state_keys: Sequence[str] = ()) -> Iterator[str]:
     if not state_keys:
         return _all_rows()
     # The states come from the read model: catch it up with what changed since the last sync.
-    index.poll()
+    sync.poll()
     return _rows_in_states(state_keys)
 
 
@@ -308,5 +308,5 @@ def import_lines(source: IO[bytes]) -> ImportResult:
                     result.ignored_keys[key] = result.ignored_keys.get(key, 0) + 1
                 if item_id is not None:
                     written.append(item_id)
-        index.index_items(written)
+        sync.index_items(written)
     return result

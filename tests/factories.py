@@ -14,7 +14,7 @@ from typing import Any
 from django.contrib.auth.models import Group, User
 from django.db import connections
 
-from reviewapp import index, roles
+from reviewapp import roles, sync
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.routers import BOOKKEEPING_DB
 
@@ -49,7 +49,7 @@ def make_company(**extra: Any) -> Company:
     values.update(extra)
     company = Company.objects.create(**values)
     # As the next sync pass would: the list's company menu reads its snapshot.
-    index.refresh_companies()
+    sync.refresh_companies()
     return company
 
 
@@ -72,7 +72,7 @@ def make_item(company: Company | None = None, *, indexed: bool = True, **extra: 
     item = InboxItem.objects.create(**values)
     item.refresh_from_db()  # created_at/updated_at come from the database
     if indexed:
-        index.index_items([item.id])
+        sync.index_items([item.id])
     return item
 
 

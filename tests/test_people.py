@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from reviewapp import queue, roles
+from reviewapp import reservations, roles
 from reviewapp.people import person_name
 from tests import factories
 from tests.answers.conftest import answer_url, moved_item
@@ -26,8 +26,8 @@ def test_the_list_names_who_is_answering_by_full_name(bookkeeper_client):
     karin = factories.make_user(roles.BOOKKEEPER, username="karin")
     by_anna = factories.make_item(channel_context=pending("moved_to_app"))
     by_karin = factories.make_item(channel_context=pending("moved_to_app"))
-    queue.reserve(by_anna.id, anna)
-    queue.reserve(by_karin.id, karin)
+    reservations.reserve(by_anna.id, anna)
+    reservations.reserve(by_karin.id, karin)
     body = bookkeeper_client.get(reverse("inbox")).content.decode()
     assert "Anna Lind is answering" in body
     assert "anna is answering" not in body

@@ -5,7 +5,7 @@ shows, for the item page and the answer views alike. It reads the live item
 and the app's own log: an answer the item still holds as the app wrote it
 can be corrected here; one another program replaced is shown with both
 versions. Showing the form to answer reserves the item for the person it is
-shown to (``reviewapp.queue``), and says so when someone else holds it;
+shown to (``reviewapp.reservations``), and says so when someone else holds it;
 nothing stops either from saving.
 
 The panel's ``mode`` says which of these it is: ``answer``, ``answered``
@@ -26,7 +26,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import queue, roles, states
+from reviewapp import reservations, roles, states
 from reviewapp.answers.channel_context import (
     answer_value,
     answer_version,
@@ -395,11 +395,11 @@ def _receipt_kind(item: InboxItem) -> str | None:
 
 def hold(item: InboxItem, user: User) -> HeldBy | None:
     """Reserve the item for ``user``; who else holds it, if anyone (then the reservation stays theirs)."""
-    holder = queue.reserve(item.pk, user)
+    holder = reservations.reserve(item.pk, user)
     if holder.pk == user.pk:
         return None
     expires = Reservation.objects.filter(item_id=item.pk, user_id=holder.pk).values_list("expires_at", flat=True)
     until = expires.first()
     # A reservation records when it ends; it began (or was last renewed) one term before.
-    since = until - dt.timedelta(minutes=queue.DEFAULT_MINUTES) if until else None
+    since = until - dt.timedelta(minutes=reservations.DEFAULT_MINUTES) if until else None
     return HeldBy(name=person_name(holder), since=since)

@@ -13,7 +13,7 @@ queue) when the page was opened from nowhere. Only items of that list whose
 question waits for an answer in the app are offered, never one outside it,
 in the list's order from where the answered item stood, then from the top
 (someone let go of an earlier one); when none is left the person is told so
-on the list itself. ``queue.claim_next`` skips the items someone else is
+on the list itself. ``reservations.claim_next`` skips the items someone else is
 answering and reserves the one it offers, so two people finishing at the
 same moment are sent to different items.
 """
@@ -30,7 +30,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from reviewapp import queue, states
+from reviewapp import reservations, states
 from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, outputs, pending_question
 from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import RepresentationAnswer
@@ -133,7 +133,7 @@ def submit(
         return again(form=form)
     except AnswerConflict as conflict:
         return answer_panel(conflict.item, user, form=form, list_query=list_query, conflict=conflict)
-    queue.release(item.pk, user)
+    reservations.release(item.pk, user)
     answer = form.valid_answer
     warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
     if form.is_amendment:
@@ -239,9 +239,9 @@ def next_to_answer(listed: IndexedItem | None, list_query: str, user: AbstractBa
     params = QueryDict(list_query) if list_query else landing_query(user)
     suffix = "?" + params.urlencode() if params else ""
     for after in (listed, None) if listed is not None else (None,):
-        found = queue.claim_next(after, params, user, waiting_only=True)
+        found = reservations.claim_next(after, params, user, waiting_only=True)
         if found is not None:
             return NextStep(url=reverse("item_detail", args=[found.pk]) + suffix, item=found)
     waiting = filtered_items(parse_list_query(params, user=user)).filter(state_needs_answer=True)
-    held = waiting.filter(pk__in=queue.held_by_others(user)).count()
+    held = waiting.filter(pk__in=reservations.held_by_others(user)).count()
     return NextStep(url=reverse("inbox") + suffix, item=None, held=held)

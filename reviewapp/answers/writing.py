@@ -45,7 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import access, index, roles
+from reviewapp import access, roles, sync
 from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
     answer_json,
@@ -167,7 +167,7 @@ def answer_question(
         occurred_at=moment,
     )
     try:
-        index.index_items([result.item.pk, *([result.new_item.pk] if result.new_item else [])])
+        sync.index_items([result.item.pk, *([result.new_item.pk] if result.new_item else [])])
     except Exception:
         # The answer is committed; sync_index's next poll indexes it anyway.
         log.exception("could not index item %s after an answer", result.item.pk)

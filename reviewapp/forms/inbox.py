@@ -17,7 +17,7 @@ from typing import Any, Final
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, index, states
+from reviewapp import access, states, sync
 
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)
@@ -52,7 +52,7 @@ class PageSizeField(forms.TypedChoiceField):
 
 
 class CompanyChoiceField(forms.TypedChoiceField):
-    """accounted's companies by name (``index.synced``: as the last sync pass read them).
+    """accounted's companies by name (``sync.synced``: as the last sync pass read them).
 
     An archived company still filters (its items stay in the list) and says
     it is archived. The choices are read once a form, and only when the form
@@ -177,7 +177,7 @@ class InboxFilterForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        # accounted's companies (``index.Synced.companies``), when the caller
+        # accounted's companies (``sync.Synced.companies``), when the caller
         # has read them already; otherwise read if the form needs them.
         self.all_companies = companies
         # The companies ``user`` may see (None: all). The menu offers only
@@ -202,7 +202,7 @@ class InboxFilterForm(forms.Form):
     @cached_property
     def _companies(self) -> list[tuple[str, str]]:
         seen = self.company_ids
-        companies = self.all_companies if self.all_companies is not None else index.synced().companies
+        companies = self.all_companies if self.all_companies is not None else sync.synced().companies
         return [
             (str(pk), str(_("%(name)s (archived)") % {"name": name}) if archived else name)
             for pk, name, archived in companies

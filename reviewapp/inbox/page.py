@@ -24,7 +24,7 @@ from django.utils.formats import get_format
 from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.answers.bulk import BULK_TYPES
 from reviewapp.dates import local_time
 from reviewapp.inbox.counts import Counts, facet_counts
@@ -51,14 +51,14 @@ class Freshness:
 
     @property
     def age(self) -> dt.timedelta | None:
-        return index.read_model_age(self.indexed_at, self.now)
+        return sync.read_model_age(self.indexed_at, self.now)
 
     @property
     def stale(self) -> bool:
         # ``sync_index --follow`` polls every 2 s by default: a poll older than
         # SYNC_STALE_AFTER means it is not running or cannot reach a database.
         age = self.age
-        return age is not None and age > index.stale_after()
+        return age is not None and age > sync.stale_after()
 
     @property
     def age_text(self) -> str:
@@ -115,7 +115,7 @@ class Row:
     item: IndexedItem
     states: tuple[str, ...]
     open_question: ListQuestion | None
-    # Who is answering it now (an unexpired ``Reservation``, see reviewapp.queue).
+    # Who is answering it now (an unexpired ``Reservation``, see reviewapp.reservations).
     holder_id: int | None = None
     holder_name: str = ""
 
@@ -400,14 +400,14 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     return ordered(rows, query.sort)
 
 
-def list_page(query: ListQuery, synced: index.Synced | None = None) -> ListPage:
+def list_page(query: ListQuery, synced: sync.Synced | None = None) -> ListPage:
     """One page of the list with its counts, in a fixed number of queries.
 
     Queries: when the index last caught up (unless ``synced`` is given, read
     before this call), the counts, the rows; all in the review database. A
     page past the end shows the last page, as Django's ``Paginator.get_page``.
     """
-    indexed_at = (synced or index.synced(with_companies=False)).indexed_at
+    indexed_at = (synced or sync.synced(with_companies=False)).indexed_at
     counts = facet_counts(query)
     num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)

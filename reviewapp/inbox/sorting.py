@@ -143,7 +143,7 @@ def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedI
         indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=live_item.pk).first()
         previous, following = neighbours(indexed, request.GET, request.user) if indexed else (None, None)
 
-    (``None`` means the item has not been indexed yet: ``index.index_items``
+    (``None`` means the item has not been indexed yet: ``sync.index_items``
     indexes it at once.)
 
     ``query`` is the list's query string as the item page received it;

@@ -29,7 +29,7 @@ from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.http import AuthenticatedHttpRequest, redirect_htmx, render_htmx
+from reviewapp.htmx import AuthenticatedHttpRequest, redirect_htmx, render_htmx
 
 PAGE = "items/answer.html"
 PREVIEW = "items/_answer_preview.html"

@@ -22,7 +22,7 @@ from reviewapp.answers.channel_context import pending_question
 from reviewapp.answers.inputs import CONTEXT, Answer, ContextAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, validate
 from reviewapp.api_auth import api_view, json_error, json_response
-from reviewapp.http import AuthenticatedHttpRequest
+from reviewapp.htmx import AuthenticatedHttpRequest
 
 PAGE = "answers/bulk.html"
 

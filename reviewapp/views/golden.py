@@ -23,7 +23,7 @@ from reviewapp import access, roles
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.golden import GoldenCaseAcceptForm, GoldenCaseRenameForm, GoldenCaseTagsForm
 from reviewapp.forms.preview import GoldenCaseFilterForm
-from reviewapp.http import HtmxHttpRequest
+from reviewapp.htmx import HtmxHttpRequest
 from reviewapp.models import GoldenCase
 from reviewapp.previews.golden import canonical_pretty, check_all, check_case, natural_key, word_diff
 from reviewapp.previews.maintenance import (

@@ -23,7 +23,7 @@ from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBas
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.routers import BOOKKEEPING_DB
 
 logger = logging.getLogger(__name__)
@@ -46,17 +46,17 @@ def _database_answers(alias: str) -> bool:
 def _read_model() -> dict[str, Any] | None:
     """The read model's age (None when the review database cannot say)."""
     try:
-        last_poll_at = index.synced(with_companies=False).indexed_at
+        last_poll_at = sync.synced(with_companies=False).indexed_at
     except DatabaseError:
         logger.exception("health check: the sync state cannot be read")
         return None
-    age = index.read_model_age(last_poll_at)
+    age = sync.read_model_age(last_poll_at)
     return {
         "last_poll_at": states.to_iso(last_poll_at),
         "age_seconds": None if age is None else int(age.total_seconds()),
-        "stale_after_seconds": int(index.stale_after().total_seconds()),
+        "stale_after_seconds": int(sync.stale_after().total_seconds()),
         # Never built counts as stale too: the list may be missing items.
-        "stale": age is None or age > index.stale_after(),
+        "stale": age is None or age > sync.stale_after(),
     }
 
 

@@ -14,10 +14,10 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import index, queue, roles, states
+from reviewapp import reservations, roles, states, sync
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
-from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
+from reviewapp.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.landing import all_items_url, landing_query
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
@@ -82,13 +82,13 @@ def _facets(page: ListPage) -> list[Facet]:
 def next_free(request: HtmxHttpRequest) -> HttpResponse:
     """``n``: the oldest item of the bookkeeper's queue that nobody else is answering, from any page.
 
-    The queue's own order and the reservations' rule (``queue.next_in_queue``); the item page then
+    The queue's own order and the reservations' rule (``reservations.next_in_queue``); the item page then
     reserves it. An empty queue goes to the list, which says so.
     """
     user = request.user
     assert isinstance(user, User)  # permission_required let only a signed-in user through
     query = landing_query(user)
-    found = queue.next_in_queue(None, query, user, waiting_only=True)
+    found = reservations.next_in_queue(None, query, user, waiting_only=True)
     list_url = reverse("inbox") + "?" + query.urlencode()
     if found is None:
         messages.info(request, _("No free item is waiting for an answer."))
@@ -102,7 +102,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
     params = request.GET or landing_query(request.user)
     # One read for the freshness line and the company menu, before the rows.
-    synced = index.synced()
+    synced = sync.synced()
     form = InboxFilterForm(params, user=request.user, companies=synced.companies)
     query = ListQuery.from_form(form)
     # An exact id pasted into the search (item, document, correlation or
@@ -127,7 +127,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
         # Where to start: the first item nobody else is answering.
-        next_free = queue.first_free(page, user)
+        next_free = reservations.first_free(page, user)
     context = {
         "form": form,
         "page": page,
@@ -145,7 +145,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "left_text": _("%(count)s left") % {"count": count_shown} if page.query.is_queue else "",
         "next_free": next_free,
         # The signed-in bookkeeper's own count, beside the queue's.
-        "done_today": queue.done_today(user)
+        "done_today": reservations.done_today(user)
         if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER)
         else None,
         "list_query": list_query,

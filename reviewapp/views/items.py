@@ -30,7 +30,7 @@ from reviewapp.answers.log import app_answers
 from reviewapp.answers.panel import answer_panel
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
-from reviewapp.http import HtmxHttpRequest
+from reviewapp.htmx import HtmxHttpRequest
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
 from reviewapp.items.describe import describe_item, item_json, page_queryset, shown_receipt_kind
 from reviewapp.items.history import HISTORY_LIMIT

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_safe
 from reviewapp import roles
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.forms.overview import OverviewForm
-from reviewapp.http import AuthenticatedHttpRequest
+from reviewapp.htmx import AuthenticatedHttpRequest
 from reviewapp.overview import numbers, screen
 
 

@@ -30,7 +30,7 @@ from reviewapp import access, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
-from reviewapp.http import HtmxHttpRequest
+from reviewapp.htmx import HtmxHttpRequest
 from reviewapp.jinja import render_block
 from reviewapp.models import GoldenCase
 from reviewapp.previews.gallery import EXAMPLES, find_example

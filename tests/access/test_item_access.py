@@ -20,7 +20,7 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import access, index, lookup, roles
+from reviewapp import access, lookup, roles, sync
 from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import CompanyAssignment, GoldenCase
@@ -65,7 +65,7 @@ def _item(company: Company, *, supplier: str, note: str, wamid: str) -> InboxIte
             "pending_question": {"type": "context", "asked_at": ASKED_AT, "status": "moved_to_app"},
         },
     )
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     return item
 
 
@@ -211,7 +211,7 @@ def test_the_raw_download_of_another_companys_item_is_a_404(quinn, world, column
 
 def _received(item: InboxItem, when: str) -> InboxItem:
     InboxItem.objects.filter(pk=item.pk).update(created_at=dt.datetime.fromisoformat(when))
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     return item
 
 
@@ -344,7 +344,7 @@ def test_another_companys_item_sharing_a_document_id_does_not_make_the_lookup_am
     document_id = world.our_item.document_id
     copy = factories.make_item(world.theirs)
     InboxItem.objects.filter(pk=copy.pk).update(document_id=document_id)
-    index.index_items([copy.pk])
+    sync.index_items([copy.pk])
 
     assert lookup.item_for_exact_id(str(document_id)) is None
     assert lookup.item_for_exact_id(str(document_id), company_ids=_visible(rita)) == world.our_item.pk

@@ -20,7 +20,7 @@ from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import queue, roles
+from reviewapp import reservations, roles
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import CompanyAssignment
@@ -303,17 +303,17 @@ def test_the_item_pages_previous_and_next_links_stay_in_her_companies(rita_clien
 def test_next_in_queue_and_claim_next_offer_only_her_companys_items(rita, world):
     walked = []
     current = None
-    while (current := queue.next_in_queue(current, QUEUE, rita)) is not None:
+    while (current := reservations.next_in_queue(current, QUEUE, rita)) is not None:
         walked.append(str(current.pk))
     assert walked == [str(item.pk) for item in world.our_items]
     claimed = []
     current = None
-    while (current := queue.claim_next(current, QUEUE, rita)) is not None:
+    while (current := reservations.claim_next(current, QUEUE, rita)) is not None:
         claimed.append(str(current.pk))
     assert claimed == walked
     # Starting from one of theirs (as if its id were typed in) still offers only hers.
     theirs = indexed(world.their_items[1].pk)
-    assert queue.next_in_queue(theirs, QUEUE, rita) == indexed(world.our_items[1].pk)
+    assert reservations.next_in_queue(theirs, QUEUE, rita) == indexed(world.our_items[1].pk)
 
 
 # --- The admin --------------------------------------------------------------------------

@@ -17,11 +17,11 @@ pytestmark = pytest.mark.django_db
 
 
 def _named(item: InboxItem, supplier: str, total: float) -> InboxItem:
-    from reviewapp import index
+    from reviewapp import sync
 
     data = {**item.extracted_data, "supplier": {"name": supplier}, "totals": {"total": total, "vatAmount": 0}}
     InboxItem.objects.filter(pk=item.pk).update(extracted_data=data)
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     return item
 
 
@@ -89,7 +89,7 @@ def test_the_queue_header_counts_what_the_signed_in_bookkeeper_answered_since_st
 
 
 def test_n_opens_the_oldest_free_item_of_the_queue_skipping_one_someone_else_holds(bookkeeper_client):
-    from reviewapp import queue
+    from reviewapp import reservations
     from reviewapp.models import IndexedItem
     from tests import factories
 
@@ -97,7 +97,7 @@ def test_n_opens_the_oldest_free_item_of_the_queue_skipping_one_someone_else_hol
     # The queue's order: the question that moved to the app first (as the sweep's event sets it in the index).
     for hour, item in ((7, later), (6, free), (5, held)):
         IndexedItem.objects.filter(pk=item.pk).update(moved_to_app_at=dt.datetime(2026, 11, 1, hour, tzinfo=dt.UTC))
-    queue.reserve(held.pk, factories.make_user(roles.BOOKKEEPER, username="karin"))
+    reservations.reserve(held.pk, factories.make_user(roles.BOOKKEEPER, username="karin"))
     response = bookkeeper_client.get(reverse("next_free"))
     assert response.status_code == 302
     assert response["Location"].startswith(reverse("item_detail", args=[free.pk]) + "?")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import index, queue, roles
+from reviewapp import reservations, roles, sync
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import Reservation
 from tests import factories
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def received(item: InboxItem, when: str) -> InboxItem:
     """The item as received at ``when``: its place in a list sorted by arrival."""
     InboxItem.objects.filter(pk=item.pk).update(created_at=dt.datetime.fromisoformat(when))
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     item.refresh_from_db()
     return item
 
@@ -68,7 +68,7 @@ def test_save_and_next_skips_an_item_someone_else_is_answering(bookkeeper_client
     first = context_item("2026-11-01T09:00:00+00:00")
     second = context_item("2026-11-02T09:00:00+00:00")
     third = context_item("2026-11-03T09:00:00+00:00")
-    queue.reserve(second.pk, colleague)
+    reservations.reserve(second.pk, colleague)
     response = save_context(bookkeeper_client, first, QUERY)
     assert response["Location"] == item_url(third, QUERY)
 
@@ -93,7 +93,7 @@ def test_an_earlier_item_still_waiting_comes_after_the_end_of_the_list(bookkeepe
 def test_when_only_items_others_hold_are_left_the_list_says_so(bookkeeper_client, colleague):
     first = context_item("2026-11-01T09:00:00+00:00")
     second = context_item("2026-11-02T09:00:00+00:00")
-    queue.reserve(second.pk, colleague)
+    reservations.reserve(second.pk, colleague)
     response = save_context(bookkeeper_client, first, QUERY, follow=True)
     assert response.redirect_chain[-1][0] == reverse("inbox") + "?" + QUERY
     html = response.content.decode()
@@ -153,7 +153,7 @@ def test_opening_an_item_to_answer_reserves_it_on_the_item_page_and_the_answer_p
     on_page, on_answer_page = moved_item("context"), moved_item("context")
     bookkeeper_client.get(item_url(on_page))
     bookkeeper_client.get(answer_url(on_answer_page))
-    assert queue.held_by_others(factories.make_user(roles.BOOKKEEPER)) == {on_page.pk, on_answer_page.pk}
+    assert reservations.held_by_others(factories.make_user(roles.BOOKKEEPER)) == {on_page.pk, on_answer_page.pk}
 
 
 @pytest.mark.parametrize("role_client", ["support_client", "qa_client"])
@@ -171,7 +171,7 @@ def test_an_answered_item_is_not_reserved_by_opening_it(bookkeeper_client):
 
 def test_an_item_someone_else_holds_says_who_and_since_when_and_can_still_be_answered(bookkeeper_client, colleague):
     item = moved_item("context")
-    queue.reserve(item.pk, colleague)
+    reservations.reserve(item.pk, colleague)
     expires = Reservation.objects.get(item_id=item.pk).expires_at
     since = (expires - dt.timedelta(minutes=5)).astimezone(STOCKHOLM).strftime("%H:%M")
     page = Page(bookkeeper_client.get(item_url(item)).content.decode())

@@ -1,4 +1,4 @@
-"""reviewapp.http: one place decides what a page answers an htmx request (the answer views use it)."""
+"""reviewapp.htmx: one place decides what a page answers an htmx request (the answer views use it)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.test import RequestFactory
 from django_htmx.middleware import HtmxDetails
 
 from reviewapp.answers.panel import answer_panel
-from reviewapp.http import HtmxHttpRequest, redirect_htmx, render_htmx
+from reviewapp.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from tests.answers.conftest import moved_item
 from tests.html import Page
 

@@ -19,7 +19,7 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from reviewapp import index, intake
+from reviewapp import intake, sync
 from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.resettle import resettle_app_answers
 from reviewapp.answers.writing import answer_question
@@ -57,7 +57,7 @@ def entry_status(conversation_id: Any) -> str:
     return str(entry["status"])
 
 
-def sync() -> str:
+def run_sync_command() -> str:
     out = StringIO()
     call_command("sync_index", stdout=out)
     return out.getvalue()
@@ -65,17 +65,17 @@ def sync() -> str:
 
 def test_a_poll_marks_the_app_answer_again_and_counts_it_once(bookkeeper):
     _item, conv = unmarked_by_the_sweep(bookkeeper)
-    assert "re-settled 1" in sync()
+    assert "re-settled 1" in run_sync_command()
     assert entry_status(conv) == "answered"
     written = conversation(conv)[2]
-    assert "re-settled 0" in sync()
+    assert "re-settled 0" in run_sync_command()
     assert conversation(conv)[2] == written  # nothing written the second time
 
 
 def test_with_re_settle_in_between_a_late_reply_is_a_follow_up_and_the_app_answer_survives(bookkeeper):
     item, _conv = unmarked_by_the_sweep(bookkeeper)
     answered = stored_context(item)["representation"]
-    assert index.poll().resettled == 1
+    assert sync.poll().resettled == 1
     routed = intake.late_reply(item.pk, text="Bo Ek var också med", now=timezone.now())
     assert (routed.outcome, routed.item_id) == ("follow_up", str(item.pk))
     ctx = stored_context(item)
@@ -96,7 +96,7 @@ def test_without_re_settle_the_same_late_reply_is_written_over_the_app_answer(bo
 def test_an_item_whose_answer_the_chat_replaced_is_left_to_the_chat(bookkeeper):
     item, conv = unmarked_by_the_sweep(bookkeeper, ContextAnswer(text="Taxi"))
     intake.write_key(item.pk, "user_note", "nej, lunch")  # the intake's own write replaced the app's answer
-    assert "re-settled 0" in sync()
+    assert "re-settled 0" in run_sync_command()
     assert entry_status(conv) == "moved_to_app"
 
 
@@ -128,12 +128,12 @@ def test_re_settle_runs_only_in_the_pass_holding_the_lock(bookkeeper):
     other_host = connections.create_connection("default")
     try:
         with other_host.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", [index.LOCK_KEY])
-        assert index.poll().ran is False
+            cursor.execute("SELECT pg_advisory_lock(%s)", [sync.LOCK_KEY])
+        assert sync.poll().ran is False
         assert entry_status(conv) == "moved_to_app"
         with other_host.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_unlock(%s)", [index.LOCK_KEY])
-        assert index.poll().resettled == 1
+            cursor.execute("SELECT pg_advisory_unlock(%s)", [sync.LOCK_KEY])
+        assert sync.poll().resettled == 1
     finally:
         other_host.close()
     assert entry_status(conv) == "answered"

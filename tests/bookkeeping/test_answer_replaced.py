@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import index, intake
+from reviewapp import intake, sync
 from reviewapp.models import IndexedItem
 from tests import factories
 
@@ -35,7 +35,7 @@ def test_an_answer_that_still_stands_is_not_replaced(answered_in_app) -> None:  
 def test_an_answer_the_intake_overwrote_is_listed_as_replaced(answered_in_app, support_client: Client) -> None:  # type: ignore[no-untyped-def]
     # The intake's own write (read-modify-write, no lock) replaces the note.
     intake.write_key(answered_in_app.pk, "user_note", "nej, lunch")
-    index.index_items([answered_in_app.pk])
+    sync.index_items([answered_in_app.pk])
 
     assert IndexedItem.objects.get(pk=answered_in_app.pk).state_answer_replaced
     listed = support_client.get("/api/items", {"state": "answer_replaced"}).json()["results"]

@@ -12,7 +12,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import index, index_bulk
+from reviewapp import sync, sync_bulk
 from reviewapp.inbox.counts import tally_counts
 from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem, SyncState
@@ -33,17 +33,17 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
 ) -> None:
     company = factories.make_company()
     items = [factories.make_item(company, channel_context=note(f"fika {n}")) for n in range(4)]
-    index.poll()
+    sync.poll()
     # accounted's rows change, and a new release re-derives every row: one row per batch.
     for item in items:
         raw_update_context(item.id, pending("moved_to_app"))
-    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
-    monkeypatch.setattr(index, "BATCH", 1)
-    monkeypatch.setattr(index_bulk, "BATCH", 1)
-    monkeypatch.setattr(index_bulk, "SWAP_FROM", swap_from)  # a new table swapped in, or a merge
+    SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
+    monkeypatch.setattr(sync, "BATCH", 1)
+    monkeypatch.setattr(sync_bulk, "BATCH", 1)
+    monkeypatch.setattr(sync_bulk, "SWAP_FROM", swap_from)  # a new table swapped in, or a merge
 
     halfway, resume = threading.Event(), threading.Event()
-    derive = index._derive
+    derive = sync._derive
     calls = 0
 
     def pausing(rows: Any, failures: Any) -> Any:
@@ -54,12 +54,12 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
             assert resume.wait(WAIT)
         return derive(rows, failures)
 
-    monkeypatch.setattr(index, "_derive", pausing)
-    reports: list[index.PassReport] = []
+    monkeypatch.setattr(sync, "_derive", pausing)
+    reports: list[sync.PassReport] = []
 
     def reindex() -> None:
         try:
-            reports.append(index.poll())
+            reports.append(sync.poll())
         finally:
             connections.close_all()
 
@@ -84,26 +84,26 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
 def test_after_a_re_index_the_counts_and_their_triggers_are_right(
     company: Any, swap_from: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_bulk, "SWAP_FROM", swap_from)
+    monkeypatch.setattr(sync_bulk, "SWAP_FROM", swap_from)
     moved = [factories.make_item(company, channel_context=pending("moved_to_app")) for _ in range(3)]
     factories.make_item(company, channel_context=note("kaffe"))
-    index.poll()
+    sync.poll()
     raw_update_context(moved[0].id, note("besvarad"))
-    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
+    SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
 
-    index.poll()  # a re-index: a new table swapped in, or merged into the live one
+    sync.poll()  # a re-index: a new table swapped in, or merged into the live one
 
     assert tally_counts(ListQuery(states=("needs_answer",))).total == 2
     assert tally_counts(ListQuery()).total == 4
     # The swapped-in table keeps the tally's triggers: a later write still counts.
     raw_update_context(moved[1].id, note("besvarad"))
-    index.index_items([moved[1].id])
+    sync.index_items([moved[1].id])
     assert tally_counts(ListQuery(states=("needs_answer",))).total == 1
     assert IndexedItem.objects.filter(state_needs_answer=True).count() == 1
 
 
 def test_a_re_index_keeps_every_index_of_the_read_model(company: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(index_bulk, "SWAP_FROM", 0)
+    monkeypatch.setattr(sync_bulk, "SWAP_FROM", 0)
     factories.make_item(company)
     table = IndexedItem._meta.db_table
 
@@ -113,8 +113,8 @@ def test_a_re_index_keeps_every_index_of_the_read_model(company: Any, monkeypatc
             return list(cursor.fetchall())
 
     before = indexes()
-    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
-    index.poll()
+    SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
+    sync.poll()
 
     assert indexes() == before
     assert any(name == "index_search_trgm_idx" for name, _ in before)
@@ -128,10 +128,10 @@ class _Terminal(io.StringIO):
 def test_progress_shows_rows_per_second_and_time_left_on_a_terminal_and_logs_it(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(index_bulk, "PROGRESS_EVERY", index_bulk.dt.timedelta(0))
+    monkeypatch.setattr(sync_bulk, "PROGRESS_EVERY", sync_bulk.dt.timedelta(0))
     terminal = _Terminal()
-    progress = index_bulk.Progress("re-index", 1_000, stream=terminal)
-    with caplog.at_level(logging.INFO, logger="reviewapp.index"):
+    progress = sync_bulk.Progress("re-index", 1_000, stream=terminal)
+    with caplog.at_level(logging.INFO, logger="reviewapp.sync"):
         progress.step(250)
         progress.finish()
 
@@ -140,17 +140,17 @@ def test_progress_shows_rows_per_second_and_time_left_on_a_terminal_and_logs_it(
     assert "rows/s" in shown
     assert "s left" in shown
     assert shown.startswith("\r")  # one line that rewrites itself
-    logged = [r.getMessage() for r in caplog.records if r.name == "reviewapp.index"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "reviewapp.sync"]
     assert any("250 of about 1,000 rows" in line and "s left" in line for line in logged)
 
 
 def test_progress_prints_nothing_when_stdout_is_not_a_terminal(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(index_bulk, "PROGRESS_EVERY", index_bulk.dt.timedelta(0))
+    monkeypatch.setattr(sync_bulk, "PROGRESS_EVERY", sync_bulk.dt.timedelta(0))
     pipe = io.StringIO()
-    with caplog.at_level(logging.INFO, logger="reviewapp.index"):
-        progress = index_bulk.Progress("index", 10, stream=pipe)
+    with caplog.at_level(logging.INFO, logger="reviewapp.sync"):
+        progress = sync_bulk.Progress("index", 10, stream=pipe)
         progress.step(5)
     assert pipe.getvalue() == ""
     assert any("5 of about 10 rows" in r.getMessage() for r in caplog.records)

@@ -15,7 +15,7 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -56,7 +56,7 @@ def _touch(item_id: uuid.UUID) -> None:
 
 
 def _malformed_logs(caplog: pytest.LogCaptureFixture, item_id: uuid.UUID) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "reviewapp.index" and str(item_id) in r.getMessage()]
+    return [r for r in caplog.records if r.name == "reviewapp.sync" and str(item_id) in r.getMessage()]
 
 
 @pytest.mark.usefixtures("tripwire")
@@ -67,7 +67,7 @@ def test_a_row_whose_derivation_raises_is_malformed_with_the_reason_and_every_ot
     broken = factories.make_item(company, indexed=False, channel_context=TRIPWIRE, document_id=None)
     after = factories.make_item(company, indexed=False, channel_context=MOVED)
 
-    report = index.poll()
+    report = sync.poll()
 
     assert report.ran
     assert report.indexed == 3
@@ -91,7 +91,7 @@ def test_a_broken_booked_row_stays_booked_and_never_needs_an_answer(company) -> 
     broken = factories.make_item(
         company, indexed=False, channel_context={**MOVED, "tripwire": True}, created_journal_entry_id=entry
     )
-    index.poll()
+    sync.poll()
     row = IndexedItem.objects.get(pk=broken.id)
     assert (row.state_booked, row.state_malformed, row.state_needs_answer) == (True, True, False)
 
@@ -102,20 +102,20 @@ def test_a_broken_booked_row_stays_booked_and_never_needs_an_answer(company) -> 
 @pytest.mark.usefixtures("tripwire")
 def test_each_broken_row_version_is_logged_once_however_often_it_is_read(company, caplog) -> None:  # type: ignore[no-untyped-def]
     broken = factories.make_item(company, indexed=False, channel_context=TRIPWIRE)
-    caplog.set_level(logging.WARNING, logger="reviewapp.index")
+    caplog.set_level(logging.WARNING, logger="reviewapp.sync")
 
-    index.poll()
-    index.poll()  # the overlap reads it again
-    index.reconcile()
-    index.index_items([broken.id])  # an explicit re-index of the same version
+    sync.poll()
+    sync.poll()  # the overlap reads it again
+    sync.reconcile()
+    sync.index_items([broken.id])  # an explicit re-index of the same version
     [first] = _malformed_logs(caplog, broken.id)
     assert first.levelno == logging.WARNING
     assert "could not be indexed: ZeroDivisionError: division by zero in a rule" in first.getMessage()
     assert first.exc_info is not None  # the traceback, once
 
     _touch(broken.id)  # a new version, still broken
-    index.poll()
-    index.poll()
+    sync.poll()
+    sync.poll()
     assert len(_malformed_logs(caplog, broken.id)) == 2
 
 
@@ -124,7 +124,7 @@ def test_a_row_postgresql_refuses_to_store_is_malformed_and_the_rest_of_its_batc
 ) -> None:  # type: ignore[no-untyped-def]
     good = factories.make_item(company, indexed=False, channel_context=MOVED)
     refused = factories.make_item(company, indexed=False, channel_context=MOVED)
-    derive = index.index_values
+    derive = sync.index_values
 
     def with_a_bad_time(row: Any) -> dict[str, Any]:
         values = derive(row)
@@ -132,9 +132,9 @@ def test_a_row_postgresql_refuses_to_store_is_malformed_and_the_rest_of_its_batc
             values["open_question_asked_at"] = "the day after tomorrow"  # no timestamptz
         return values
 
-    monkeypatch.setattr(index, "index_values", with_a_bad_time)
+    monkeypatch.setattr(sync, "index_values", with_a_bad_time)
 
-    assert index.poll().indexed == 2
+    assert sync.poll().indexed == 2
 
     assert IndexedItem.objects.get(pk=good.id).state_needs_answer
     row = IndexedItem.objects.get(pk=refused.id)
@@ -148,8 +148,8 @@ def test_a_long_exception_message_is_cut_in_the_reason(company, monkeypatch: pyt
     def explode(row: Any) -> dict[str, Any]:
         raise ValueError("x" * 100_000)
 
-    monkeypatch.setattr(index, "index_values", explode)
-    index.poll()
+    monkeypatch.setattr(sync, "index_values", explode)
+    sync.poll()
     reason = IndexedItem.objects.get(pk=item.id).malformed_reason
     assert reason.startswith("could not be indexed: ValueError: xxx")
     assert len(reason) < 300

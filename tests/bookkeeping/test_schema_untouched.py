@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.test import Client
 
-from reviewapp import embedded_pg, index
+from reviewapp import embedded_pg, sync
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
@@ -63,8 +63,8 @@ def test_migrate_a_full_sync_and_answers_leave_the_bookkeeping_schema_as_it_was(
     assert "invoice_inbox_items" in before
 
     call_command("migrate", verbosity=0)
-    index.poll()
-    index.reconcile()
+    sync.poll()
+    sync.reconcile()
     client = Client()
     client.force_login(bookkeeper)
     answers = [
@@ -78,6 +78,6 @@ def test_migrate_a_full_sync_and_answers_leave_the_bookkeeping_schema_as_it_was(
     for item, body in zip(items, answers, strict=True):
         response = client.post(f"/api/items/{item.id}/answer", json.dumps(body), content_type="application/json")
         assert response.status_code == 200, response.content
-    index.poll()
+    sync.poll()
 
     assert schema_dump() == before

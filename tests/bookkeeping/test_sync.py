@@ -11,7 +11,7 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.models import IndexedItem, SyncState
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -50,7 +50,7 @@ def test_the_first_poll_indexes_every_row_and_sets_the_watermark(company) -> Non
     ids = [factories.make_item(company, indexed=False).id for _ in range(3)]
     assert not IndexedItem.objects.exists()
 
-    report = index.poll()
+    report = sync.poll()
 
     assert report.ran
     assert report.indexed == 3
@@ -61,14 +61,14 @@ def test_the_first_poll_indexes_every_row_and_sets_the_watermark(company) -> Non
 @pytest.mark.django_db(transaction=True)
 def test_a_plain_sql_change_by_another_program_reaches_the_list_after_the_next_poll(company) -> None:  # type: ignore[no-untyped-def]
     item = factories.make_item(company)
-    index.poll()
+    sync.poll()
     assert not IndexedItem.objects.get(pk=item.id).state_needs_answer
 
     _sql(
         "UPDATE public.invoice_inbox_items SET channel_context = %s::jsonb WHERE id = %s",
         [json.dumps(MOVED), item.id],
     )
-    index.poll()
+    sync.poll()
 
     row = IndexedItem.objects.get(pk=item.id)
     assert row.state_needs_answer
@@ -76,12 +76,12 @@ def test_a_plain_sql_change_by_another_program_reaches_the_list_after_the_next_p
 
 
 def test_a_row_that_commits_late_within_the_overlap_is_still_seen(company) -> None:  # type: ignore[no-untyped-def]
-    index.poll()
+    sync.poll()
     state = SyncState.objects.get()
     # A transaction that began 30 s before the watermark and commits now.
     late = _insert_raw(company, updated_at=state.watermark - dt.timedelta(seconds=30))
 
-    index.poll()
+    sync.poll()
 
     assert IndexedItem.objects.filter(pk=late).exists()
 
@@ -89,15 +89,15 @@ def test_a_row_that_commits_late_within_the_overlap_is_still_seen(company) -> No
 def test_reconcile_finds_what_polls_cannot_see_and_drops_deleted_rows(company) -> None:  # type: ignore[no-untyped-def]
     kept = factories.make_item(company)
     deleted = factories.make_item(company)
-    index.poll()
+    sync.poll()
     state = SyncState.objects.get()
     # Older than the overlap: no poll reads it again.
-    hidden = _insert_raw(company, updated_at=state.watermark - index.OVERLAP - dt.timedelta(minutes=5))
+    hidden = _insert_raw(company, updated_at=state.watermark - sync.OVERLAP - dt.timedelta(minutes=5))
     _sql("DELETE FROM public.invoice_inbox_items WHERE id = %s", [deleted.id])
-    index.poll()
+    sync.poll()
     assert not IndexedItem.objects.filter(pk=hidden).exists()
 
-    report = index.reconcile()
+    report = sync.reconcile()
 
     assert report.indexed == 1
     assert report.removed == 1
@@ -108,7 +108,7 @@ def test_reconcile_follows_a_company_rename(company) -> None:  # type: ignore[no
     item = factories.make_item(company)
     _sql("UPDATE public.companies SET name = 'Nytt Namn AB' WHERE id = %s", [company.id])
 
-    index.reconcile()
+    sync.reconcile()
 
     assert IndexedItem.objects.get(pk=item.id).company_name == "Nytt Namn AB"
 
@@ -129,12 +129,12 @@ def test_each_poll_brings_accounteds_companies_to_the_list_menu_and_rows(company
     )[0][0]
     assert str(added) not in dict(_menu(bookkeeper_client))  # accounted wrote it; no pass has read it yet
 
-    index.poll()
+    sync.poll()
     assert (str(added), "Ny Kund AB") in _menu(bookkeeper_client)
 
     _sql("UPDATE public.companies SET name = 'Omdöpt AB' WHERE id = %s", [company.id])
     _sql("UPDATE public.companies SET archived_at = now() WHERE id = %s", [added])
-    index.poll()
+    sync.poll()
     assert _menu(bookkeeper_client) == [(str(added), "Ny Kund AB (archived)"), (str(company.id), "Omdöpt AB")]
     # The rows take the new name at the same poll, not at the next reconcile.
     assert IndexedItem.objects.get(pk=item.id).company_name == "Omdöpt AB"
@@ -155,7 +155,7 @@ def test_a_row_python_cannot_decode_is_indexed_as_malformed_and_the_rest_still_a
     good = factories.make_item(company, indexed=False, channel_context=MOVED)
     bad = _insert_raw(company, channel_context_text=poison)
 
-    report = index.poll()
+    report = sync.poll()
 
     assert report.indexed == 2
     assert IndexedItem.objects.get(pk=good.id).state_needs_answer
@@ -168,7 +168,7 @@ def test_a_row_python_cannot_decode_is_indexed_as_malformed_and_the_rest_still_a
 def test_a_poison_row_breaks_no_page(company, support_client: Client) -> None:  # type: ignore[no-untyped-def]
     factories.make_item(company)
     bad = _insert_raw(company, channel_context_text="[" * 10_000 + "]" * 10_000)
-    index.poll()
+    sync.poll()
 
     for url in ("/", "/?state=malformed", "/api/items", f"/items/{bad}/", f"/api/items/{bad}"):
         assert support_client.get(url).status_code == 200, url
@@ -190,15 +190,15 @@ def test_a_poll_skips_its_turn_while_another_process_holds_the_lock(company) -> 
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_lock(%s)", [index.LOCK_KEY])
-        assert index.poll() == index.PassReport(ran=False)
+            cursor.execute("SELECT pg_advisory_lock(%s)", [sync.LOCK_KEY])
+        assert sync.poll() == sync.PassReport(ran=False)
         assert not IndexedItem.objects.exists()
     finally:
         # The server ends a closed session a moment later; unlock first.
         with other.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_unlock_all()")
         other.close()
-    assert index.poll().indexed == 1
+    assert sync.poll().indexed == 1
 
 
 def test_an_item_indexed_right_after_a_write_shows_the_write_without_a_poll(company) -> None:  # type: ignore[no-untyped-def]
@@ -207,7 +207,7 @@ def test_an_item_indexed_right_after_a_write_shows_the_write_without_a_poll(comp
         "UPDATE public.invoice_inbox_items SET channel_context = %s::jsonb WHERE id = %s", [json.dumps(MOVED), item.id]
     )
 
-    index.index_items([item.id])
+    sync.index_items([item.id])
 
     assert IndexedItem.objects.get(pk=item.id).state_needs_answer
 
@@ -216,20 +216,20 @@ def test_an_item_deleted_in_accounted_leaves_the_index_when_indexed_by_id(compan
     item = factories.make_item(company)
     _sql("DELETE FROM public.invoice_inbox_items WHERE id = %s", [item.id])
 
-    index.index_items([item.id])
+    sync.index_items([item.id])
 
     assert not IndexedItem.objects.filter(pk=item.id).exists()
 
 
 def test_a_release_that_changes_the_rules_re_indexes_every_row_once(company) -> None:  # type: ignore[no-untyped-def]
     item = factories.make_item(company, channel_context=MOVED)
-    index.poll()
+    sync.poll()
     # Indexed by an older release, whose search text did not hold the note.
     IndexedItem.objects.filter(pk=item.id).update(search_text="")
-    SyncState.objects.update(rules_version=index.RULES_VERSION - 1)
+    SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
 
-    report = index.poll()
+    report = sync.poll()
 
     assert report.indexed == 1
-    assert SyncState.objects.get().rules_version == index.RULES_VERSION
+    assert SyncState.objects.get().rules_version == sync.RULES_VERSION
     assert IndexedItem.objects.get(pk=item.id).search_text != ""

@@ -8,7 +8,7 @@ import logging
 import pytest
 from django.utils import timezone
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.models import SyncState
 from tests import factories
 
@@ -19,24 +19,24 @@ def _stale_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "reviewapp.index" and r.levelno == logging.WARNING and "read model is" in r.getMessage()
+        if r.name == "reviewapp.sync" and r.levelno == logging.WARNING and "read model is" in r.getMessage()
     ]
 
 
 def test_a_poll_that_finds_the_read_model_older_than_sync_stale_after_logs_a_warning_once(caplog, settings) -> None:  # type: ignore[no-untyped-def]
     factories.make_item(indexed=False)
-    index.poll()
-    caplog.set_level(logging.WARNING, logger="reviewapp.index")
+    sync.poll()
+    caplog.set_level(logging.WARNING, logger="reviewapp.sync")
     settings.SYNC_STALE_AFTER = 15 * 60
     SyncState.objects.filter(pk=1).update(last_poll_at=timezone.now() - dt.timedelta(minutes=10))
-    index.poll()
+    sync.poll()
     assert _stale_warnings(caplog) == []  # ten minutes is young enough for this setting
 
     settings.SYNC_STALE_AFTER = 60
     last = timezone.now() - dt.timedelta(minutes=10)
     SyncState.objects.filter(pk=1).update(last_poll_at=last)
-    index.poll()
-    index.poll()  # caught up: nothing more to say
+    sync.poll()
+    sync.poll()  # caught up: nothing more to say
 
     [warning] = _stale_warnings(caplog)
     assert warning.startswith("the read model is 600 s old (last successful poll at ")

@@ -23,7 +23,7 @@ from django.db import connections
 from django.utils import timezone
 from playwright.sync_api import Page
 
-from reviewapp import index, intake
+from reviewapp import intake, sync
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -132,13 +132,13 @@ def waiting_item(
 
 def _reindexed(changed: InboxItem) -> InboxItem:
     """The intake does not tell the read model; ``sync_index`` would, a moment later."""
-    index.index_items([changed.pk])
+    sync.index_items([changed.pk])
     changed.refresh_from_db()
     return changed
 
 
 def reindex(*items: InboxItem) -> None:
-    index.index_items([each.pk for each in items])
+    sync.index_items([each.pk for each in items])
 
 
 def pending_status(of: InboxItem) -> str | None:

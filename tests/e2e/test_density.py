@@ -13,7 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from reviewapp import index, queue, roles
+from reviewapp import reservations, roles, sync
 from tests import factories
 from tests.e2e import data
 
@@ -31,8 +31,8 @@ def _queue(count: int, *, held_by: User | None = None) -> None:
         supplier = f"{SUPPLIERS[n % len(SUPPLIERS)]} Systems Software Aktiebolag"
         items.append(data.waiting_item(company, supplier, question, moved_hours_ago=2500 - n))
     if held_by is not None:
-        queue.reserve(items[0].pk, held_by)
-    index.poll()  # as sync_index does beside the server: the list's index is built and current
+        reservations.reserve(items[0].pk, held_by)
+    sync.poll()  # as sync_index does beside the server: the list's index is built and current
 
 
 def _axe_clean(page: Page) -> None:

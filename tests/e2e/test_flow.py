@@ -15,7 +15,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import queue, roles
+from reviewapp import reservations, roles
 from tests import factories
 from tests.e2e import data
 
@@ -40,7 +40,7 @@ def test_n_answers_the_next_free_item_and_the_toast_leads_back_to_correct_it(
     held = data.waiting_item(company, "Taxi Stockholm", "context", moved_hours_ago=40)
     first = data.waiting_item(company, "Restaurang Tegel", "context", moved_hours_ago=30)
     data.waiting_item(company, "ICA Kvantum", "context", moved_hours_ago=20)
-    queue.reserve(held.pk, karin)
+    reservations.reserve(held.pk, karin)
     page = new_page(width=width, height=WIDTHS[width])
     log_in(page, "bea")
     expect(page.locator("#done-today")).to_have_text("· Klart i dag: 0")

@@ -17,7 +17,7 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
-from reviewapp import index, roles
+from reviewapp import roles, sync
 from tests import factories
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_accessibility import AXE_OPTIONS, _report
@@ -43,7 +43,7 @@ def _scene(lead: User, colleague: User) -> None:
     now = dt.datetime.now(dt.UTC)
     for hours in (1, 5, 20, 30, 50, 80, 120, 200, 400, 500):
         waiting(company, now - dt.timedelta(hours=hours))
-    index.poll()  # the sync copies the question events the overview counts
+    sync.poll()  # the sync copies the question events the overview counts
 
 
 def _axe_and_width(page: Page, width: int) -> list[str]:

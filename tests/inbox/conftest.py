@@ -9,7 +9,7 @@ def committed_bookkeeping(transactional_db: None) -> None:
 
     A test that needs real commits (so each plain-SQL UPDATE gets its own
     ``now()`` in accounted's ``updated_at`` trigger, as it does in
-    production, and ``index.poll`` sees it move) runs with
+    production, and ``sync.poll`` sees it move) runs with
     ``transaction=True``. Django flushes only the review database;
     tests/conftest.py empties accounted's tables after every such test
     (TRUNCATE … CASCADE, which does not depend on the replica's ON DELETE

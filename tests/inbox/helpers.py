@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db import connections
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
@@ -110,4 +110,4 @@ def moved_to_app(item: InboxItem, at: dt.datetime) -> None:
         actor={"type": "cron", "id": "whatsapp-question-expiry"},
         occurred_at=at,
     )
-    index.index_items([item.id])
+    sync.index_items([item.id])

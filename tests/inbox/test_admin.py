@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ApiToken, ClarificationEvent
@@ -54,7 +54,7 @@ def test_the_changelist_filters_by_company_under_the_same_parameter_archived_one
 def test_the_changelist_shows_a_plain_sql_change_once_the_index_has_caught_up(admin_client):
     item = factories.make_item(channel_context=note("x"))
     raw_update_context(item.id, pending("moved_to_app"))
-    index.poll()
+    sync.poll()
     assert _listed(admin_client.get(CHANGELIST, {"state": "needs_answer"})) == {str(item.id)}
     assert _listed(admin_client.get(CHANGELIST, {"state": "answered"})) == set()
 

@@ -8,7 +8,7 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.inbox import counts
 from reviewapp.inbox.counts import Counts, tally_counts
@@ -88,19 +88,19 @@ def test_the_tally_equals_counting_rows_after_every_kind_of_write():
     raw_update_context(items[0].id, note("answered"))
     raw_update_context(items[3].id, pending("moved_to_app", type_="representation"))
     raw_insert(a, pending("open", type_="context"))
-    index.poll()
+    sync.poll()
     _assert_tally_matches_rows([a, b])
     assert [tally_counts(ListQuery(company_id=c.pk)).total for c in (a, b)] == [3, 4]
 
     # Re-indexing unchanged rows changes nothing.
-    index.index_items([item.id for item in items])
+    sync.index_items([item.id for item in items])
     _assert_tally_matches_rows([a, b])
 
     # A row moved to another company, booked, rows deleted in accounted, then in bulk here.
     InboxItem.objects.filter(pk=items[2].pk).update(company=a)
     InboxItem.objects.filter(pk=items[1].pk).update(created_journal_entry_id=journal_entry(a))
     InboxItem.objects.filter(pk=items[4].pk).delete()
-    index.index_items([items[1].id, items[2].id, items[4].id])
+    sync.index_items([items[1].id, items[2].id, items[4].id])
     _assert_tally_matches_rows([a, b])
     assert tally_counts(ListQuery(company_id=b.pk)).total == 2
     IndexedItem.objects.filter(company_id=b.pk).delete()

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.models import SyncState
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -56,7 +56,7 @@ def test_after_a_poll_the_page_says_how_many_seconds_ago_it_was_updated(bookkeep
 
 def test_a_real_poll_makes_the_page_fresh(bookkeeper_client):
     factories.make_item()
-    index.poll()
+    sync.poll()
     body = bookkeeper_client.get(URL).content.decode()
     assert re.search(r"Updated [0-4] s ago", body)
 

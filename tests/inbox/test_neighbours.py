@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.http import QueryDict
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import IndexedItem
@@ -93,7 +93,7 @@ def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed
     live = InboxItem.objects.get(pk=first.pk)
     live.channel_context = note("answered in the app")
     live.save(update_fields=["channel_context"])
-    index.index_items([live.pk])
+    sync.index_items([live.pk])
     assert not indexed(first.pk).state_needs_answer
     assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"), reader)[1] == second
 
@@ -104,7 +104,7 @@ def test_a_booked_item_leaves_the_queue_of_questions_to_answer(reader):
     booked = _at(1, company=company, channel_context=pending("moved_to_app"))
     last = _at(2, company=company, channel_context=pending("moved_to_app"))
     InboxItem.objects.filter(pk=booked.pk).update(created_journal_entry_id=journal_entry(company))
-    index.index_items([booked.pk])
+    sync.index_items([booked.pk])
     assert neighbours(last, QueryDict("state=needs_answer"), reader) == (None, first)
 
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import Company
 from tests import factories
 from tests.inbox.helpers import deep_json, huge_number_json, indexed, pending, raw_update_context, raw_update_json
@@ -68,7 +68,7 @@ def test_a_poison_row_indexed_at_once_is_malformed_and_nothing_fails(admin_clien
     poisoned = factories.make_item(company=company, channel_context=pending("moved_to_app"))
     healthy = factories.make_item(company=company, channel_context=pending("moved_to_app"))
     raw_update_json(poisoned.id, column, poison)
-    index.index_items([poisoned.id, healthy.id])
+    sync.index_items([poisoned.id, healthy.id])
     row = indexed(poisoned.id)
     assert row.state_malformed
     assert row.malformed_reason.startswith(f"{column}: ")
@@ -81,7 +81,7 @@ def test_a_poll_over_poison_rows_indexes_them_and_every_other_row(admin_client, 
     poisoned = factories.make_item(company=company)
     raw_update_json(poisoned.id, "channel_context", deep_json(10_000))
     raw_update_context(healthy.id, pending("moved_to_app"))
-    assert index.poll().ran
+    assert sync.poll().ran
     _assert_everything_answers(admin_client, company, poisoned.id, healthy.id, "channel_context", "nested too deep")
 
 
@@ -90,8 +90,8 @@ def test_an_incremental_poll_after_a_plain_sql_poison_write_marks_it_malformed(a
     company = factories.make_company()
     poisoned = factories.make_item(company=company, channel_context=pending("moved_to_app"))
     healthy = factories.make_item(company=company, channel_context={"channel": "whatsapp"})
-    index.poll()
+    sync.poll()
     raw_update_json(poisoned.id, "channel_context", huge_number_json(5_000))
     raw_update_context(healthy.id, pending("moved_to_app"))
-    assert index.poll().indexed == 2
+    assert sync.poll().indexed == 2
     _assert_everything_answers(admin_client, company, poisoned.id, healthy.id, "channel_context", "5000 digits")

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import queue, roles
+from reviewapp import reservations, roles
 from reviewapp.inbox.sorting import neighbours
 from tests import factories
 from tests.inbox.helpers import denial, indexed, moved_to_app, note, pending
@@ -188,7 +188,7 @@ def test_an_empty_queue_says_so(bookkeeper_client):
 def test_the_queue_offers_the_first_item_nobody_else_is_answering(bookkeeper_client, bookkeeper, three_in_queue):
     first, second, _third = three_in_queue
     anna = factories.make_user(roles.BOOKKEEPER, username="anna")
-    queue.reserve(first.id, anna)
+    reservations.reserve(first.id, anna)
     body = bookkeeper_client.get(URL).content.decode()
     start = re.search(r'<a class="button primary next-free" href="([^"]+)">Answer the next free item</a>', body)
     assert start, "no link to the next free item"
@@ -208,12 +208,12 @@ def test_when_others_hold_every_row_shown_the_next_free_item_is_found_beyond_the
     ]
     anna = factories.make_user(roles.BOOKKEEPER, username="anna")
     for item in items[:25]:
-        queue.reserve(item.id, anna)
+        reservations.reserve(item.id, anna)
     link = f'class="button primary next-free" href="/items/{items[25].id}/'
     first_page = bookkeeper_client.get(URL, {"state": "needs_answer", "sort": "queue", "page_size": "25"})
     assert link in first_page.content.decode()
     # From the second page too, the link starts the queue at its first free item.
-    queue.release(items[3].id, anna)
+    reservations.release(items[3].id, anna)
     second_page = bookkeeper_client.get(URL, {"state": "needs_answer", "sort": "queue", "page_size": "25", "page": "2"})
     assert f'class="button primary next-free" href="/items/{items[3].id}/' in second_page.content.decode()
 

@@ -8,7 +8,7 @@ state, the facet counts must add up, and the API's summary must be the golden
 one; ``malformed`` comes from ``clarifications.analyse``'s problems, which
 the golden file does not record. Checked when the items are indexed directly
 (as the factories and the answer path do) and again after another program
-rewrites every ``channel_context`` with plain SQL and ``index.poll`` runs.
+rewrites every ``channel_context`` with plain SQL and ``sync.poll`` runs.
 
 The old stale-marking trigger on the items table and its refresh
 (``refresh_stale_states``, the race tests around it) are gone with the
@@ -26,7 +26,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 import clarifications
-from reviewapp import index, states
+from reviewapp import states, sync
 from reviewapp.bookkeeping.models import Company
 from reviewapp.inbox.sorting import neighbours
 from tests import factories
@@ -179,7 +179,7 @@ committed = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_the_list_follows_channel_context_rewritten_by_plain_sql_after_a_poll(qa_client, committed_bookkeeping):
     company = factories.make_company()
     loaded = _load_golden_items(company)
-    assert index.poll().ran  # the first pass; later ones read only what moved
+    assert sync.poll().ran  # the first pass; later ones read only what moved
     _assert_list_agrees(qa_client, company, loaded)
 
     # Rotate: every row gets the next case's context, written behind the app's back.
@@ -191,7 +191,7 @@ def test_the_list_follows_channel_context_rewritten_by_plain_sql_after_a_poll(qa
     }
     for item_id, case in rotated.items():
         raw_update_context(item_id, case["context"])
-    report = index.poll()
+    report = sync.poll()
     assert report.indexed == len(ids)
     _assert_list_agrees(qa_client, company, rotated)
 
@@ -199,12 +199,12 @@ def test_the_list_follows_channel_context_rewritten_by_plain_sql_after_a_poll(qa
 @committed
 def test_a_row_inserted_by_plain_sql_is_listed_under_its_states_after_a_poll(qa_client, committed_bookkeeping):
     company = factories.make_company()
-    index.poll()
+    sync.poll()
     moved = pending("moved_to_app", type_="resend", asked_at="2026-11-01T09:00:00Z")
     new_id = raw_insert(company, moved)
     null_id = raw_insert(company, None)
     assert _api(qa_client, company)["count"] == 0  # the list reads the read model only
-    index.poll()
+    sync.poll()
     assert {row["id"] for row in _api(qa_client, company, state="needs_answer", type="resend")["results"]} == {new_id}
     assert {row["id"] for row in _api(qa_client, company, state="no_answers")["results"]} == {null_id}
     assert indexed(new_id).open_question_asked_at.isoformat() == "2026-11-01T09:00:00+00:00"
@@ -214,9 +214,9 @@ def test_a_row_inserted_by_plain_sql_is_listed_under_its_states_after_a_poll(qa_
 def test_a_plain_sql_change_to_extracted_data_refreshes_the_search_after_a_poll(qa_client, committed_bookkeeping):
     company = factories.make_company()
     item = factories.make_item(company=company, extracted_data={"supplier": {"name": "Gamla Leverantören"}})
-    index.poll()
+    sync.poll()
     raw_update_json(item.id, "extracted_data", json.dumps({"supplier": {"name": "Nya Bageriet"}}))
-    index.poll()
+    sync.poll()
     assert [row["id"] for row in _api(qa_client, company, q="bageriet")["results"]] == [str(item.id)]
     assert _api(qa_client, company, q="gamla")["results"] == []
 
@@ -226,8 +226,8 @@ def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping,
     company = factories.make_company()
     first = factories.make_item(company=company, channel_context=note("a"))
     second = factories.make_item(company=company, channel_context=note("b"))
-    index.poll()
+    sync.poll()
     raw_update_context(first.id, pending("moved_to_app"))
-    index.poll()
+    sync.poll()
     query = QueryDict(f"state=needs_answer&company={company.id}")
     assert neighbours(indexed(second.id), query, support) == (None, indexed(first.id))

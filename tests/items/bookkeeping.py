@@ -18,7 +18,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import connections
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from reviewapp.routers import BOOKKEEPING_DB
@@ -87,7 +87,7 @@ def book(item: InboxItem, *, how: str = "journal_entry") -> InboxItem:
         cursor.execute(f"INSERT INTO public.{table} (company_id) VALUES (%s) RETURNING id", [item.company_id])  # noqa: S608
         booked_id = cursor.fetchone()[0]
         cursor.execute(f"UPDATE public.invoice_inbox_items SET {column} = %s WHERE id = %s", [booked_id, item.pk])  # noqa: S608
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     item.refresh_from_db()
     return item
 
@@ -100,7 +100,7 @@ def link_transaction(item: InboxItem) -> InboxItem:
         cursor.execute(
             "UPDATE public.invoice_inbox_items SET matched_transaction_id = %s WHERE id = %s", [transaction_id, item.pk]
         )
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     item.refresh_from_db()
     return item
 
@@ -166,7 +166,7 @@ def poison_item(
             ],
         )
         item_id = cursor.fetchone()[0]
-    index.index_items([item_id])
+    sync.index_items([item_id])
     return item_id
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
 from tests.items.bookkeeping import at
 
@@ -23,6 +23,6 @@ def url(item: InboxItem, query: str = "") -> str:
 def received(item: InboxItem, when: str) -> InboxItem:
     """``item`` as if accounted had received it at ``when``, indexed again."""
     InboxItem.objects.filter(pk=item.pk).update(created_at=at(when))
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     item.refresh_from_db()
     return item

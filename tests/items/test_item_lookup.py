@@ -7,7 +7,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.lookup import item_for_exact_id
 from reviewapp.models import IndexedItem
 from tests import factories
@@ -105,7 +105,7 @@ def test_an_item_is_found_by_the_read_model(photo_item):
     # not reached yet is found a moment later, not from accounted's table.
     IndexedItem.objects.filter(pk=photo_item.pk).delete()
     assert item_for_exact_id(str(photo_item.document_id)) is None
-    index.index_items([photo_item.pk])
+    sync.index_items([photo_item.pk])
     assert item_for_exact_id(str(photo_item.document_id)) == photo_item.pk
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
 from tests.html import page_of
@@ -66,7 +66,7 @@ def test_an_item_rewritten_behind_the_apps_back_keeps_its_place_in_the_list_unti
 
     # j/k walk the list as the bookkeeper sees it: the read model's order.
     assert (links().get("prev"), links().get("next")) == (url(first, query), url(third, query))
-    index.index_items([rewritten.pk])  # what sync_index does within seconds
+    sync.index_items([rewritten.pk])  # what sync_index does within seconds
     assert (links().get("prev"), links().get("next")) == (url(third, query), None)
 
 

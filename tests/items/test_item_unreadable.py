@@ -12,7 +12,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
 from tests import factories
 from tests.html import page_of
@@ -122,7 +122,7 @@ def test_the_neighbours_pages_still_work_and_link_to_the_unreadable_row(bookkeep
     # Received one after the other (one test transaction gives both the same now()).
     InboxItem.objects.filter(pk=before.pk).update(created_at=at("2026-08-01T09:00:00Z"))
     InboxItem.objects.filter(pk=item_id).update(created_at=at("2026-08-02T09:00:00Z"))
-    index.index_items([before.pk, item_id])
+    sync.index_items([before.pk, item_id])
 
     response = bookkeeper_client.get(url(before.pk))
 

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import index, roles
+from reviewapp import roles, sync
 from reviewapp.models import CompanyAssignment
 from tests import factories
 from tests.overview.conftest import APP, CHAT, CRON, app_answer, day_iso, history, item, stockholm_midnight, waiting
@@ -65,7 +65,7 @@ def world(db):  # type: ignore[no-untyped-def]
     app_answer(a1, carl, today + dt.timedelta(minutes=7))
     app_answer(a3, bea, today + dt.timedelta(minutes=8), amended=True)
     app_answer(b1, carl, today + dt.timedelta(minutes=9))
-    index.poll()  # as sync_index --follow would a moment later: it copies the question events
+    sync.poll()  # as sync_index --follow would a moment later: it copies the question events
     return {"ours": ours, "theirs": theirs, "bea": bea, "carl": carl}
 
 
@@ -168,9 +168,9 @@ def test_a_poll_counts_what_was_appended_since_and_a_second_poll_counts_nothing_
     history(a_item, "ChannelQuestionExpired", stockholm_midnight(0) + dt.timedelta(hours=1), actor=CRON, question="x")
 
     before = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
-    index.poll()
+    sync.poll()
     after = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
-    index.poll()
+    sync.poll()
     again = _by_date(client.get(reverse("api_overview"), {"days": 7}).json())[day_iso(0)]["moved_to_app"]
 
     assert (before, after, again) == (1, 2, 2)
@@ -188,7 +188,7 @@ def test_an_event_that_commits_after_a_later_one_is_still_counted(world) -> None
     # As if the poll had read past it before its transaction committed: its seq lies behind the mark.
     with connections["default"].cursor() as cursor:
         cursor.execute("UPDATE reviewapp_syncstate SET history_seq = %s WHERE id = 1", [newest + 5])
-    index.poll()
+    sync.poll()
 
     body = _client(world["bea"]).get(reverse("api_overview"), {"days": 7}).json()
     assert _by_date(body)[day_iso(0)]["moved_to_app"] == 2

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import queue, roles
+from reviewapp import reservations, roles
 from reviewapp.models import IndexedItem, Reservation
 from tests import factories
 from tests.inbox.helpers import pending
@@ -44,7 +44,7 @@ def _expire(item_id: uuid.UUID) -> None:
 def test_a_free_item_is_reserved_for_five_minutes(anna):
     item_id = uuid.uuid4()
     before = timezone.now()
-    assert queue.reserve(item_id, anna).pk == anna.pk
+    assert reservations.reserve(item_id, anna).pk == anna.pk
     reservation = Reservation.objects.get(item_id=item_id)
     assert reservation.user_id == anna.pk
     assert before + dt.timedelta(minutes=4) < reservation.expires_at < timezone.now() + dt.timedelta(minutes=6)
@@ -53,9 +53,9 @@ def test_a_free_item_is_reserved_for_five_minutes(anna):
 @pytest.mark.django_db
 def test_someone_else_cannot_take_a_held_item_and_is_told_who_holds_it(anna, bea):
     item_id = uuid.uuid4()
-    queue.reserve(item_id, anna)
+    reservations.reserve(item_id, anna)
     held_until = Reservation.objects.get(item_id=item_id).expires_at
-    holder = queue.reserve(item_id, bea)
+    holder = reservations.reserve(item_id, bea)
     assert (holder.pk, holder.get_username()) == (anna.pk, "anna")
     assert Reservation.objects.get(item_id=item_id).expires_at == held_until
 
@@ -63,49 +63,49 @@ def test_someone_else_cannot_take_a_held_item_and_is_told_who_holds_it(anna, bea
 @pytest.mark.django_db
 def test_reserving_again_renews_ones_own_reservation(anna):
     item_id = uuid.uuid4()
-    queue.reserve(item_id, anna, minutes=1)
+    reservations.reserve(item_id, anna, minutes=1)
     first = Reservation.objects.get(item_id=item_id).expires_at
-    assert queue.reserve(item_id, anna, minutes=10).pk == anna.pk
+    assert reservations.reserve(item_id, anna, minutes=10).pk == anna.pk
     assert Reservation.objects.get(item_id=item_id).expires_at > first + dt.timedelta(minutes=8)
 
 
 @pytest.mark.django_db
 def test_an_expired_reservation_is_taken_over(anna, bea):
     item_id = uuid.uuid4()
-    queue.reserve(item_id, anna)
+    reservations.reserve(item_id, anna)
     _expire(item_id)
-    assert queue.reserve(item_id, bea).pk == bea.pk
+    assert reservations.reserve(item_id, bea).pk == bea.pk
     assert Reservation.objects.get(item_id=item_id).user_id == bea.pk
 
 
 @pytest.mark.django_db
 def test_only_the_holder_releases(anna, bea):
     item_id = uuid.uuid4()
-    queue.reserve(item_id, anna)
-    assert queue.release(item_id, bea) is False
+    reservations.reserve(item_id, anna)
+    assert reservations.release(item_id, bea) is False
     assert Reservation.objects.filter(item_id=item_id, user=anna).exists()
-    assert queue.release(item_id, anna) is True
+    assert reservations.release(item_id, anna) is True
     assert not Reservation.objects.filter(item_id=item_id).exists()
-    assert queue.reserve(item_id, bea).pk == bea.pk
+    assert reservations.reserve(item_id, bea).pk == bea.pk
 
 
 @pytest.mark.django_db
 def test_held_by_others_leaves_out_ones_own_and_expired_reservations(anna, bea):
     mine, theirs, expired = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
-    queue.reserve(mine, anna)
-    queue.reserve(theirs, bea)
-    queue.reserve(expired, bea)
+    reservations.reserve(mine, anna)
+    reservations.reserve(theirs, bea)
+    reservations.reserve(expired, bea)
     _expire(expired)
-    assert queue.held_by_others(anna) == {theirs}
-    assert queue.held_by_others(bea) == {mine}
+    assert reservations.held_by_others(anna) == {theirs}
+    assert reservations.held_by_others(bea) == {mine}
 
 
 @pytest.mark.django_db
 def test_long_expired_reservations_are_swept_when_someone_reserves(anna, bea):
     old = uuid.uuid4()
-    queue.reserve(old, anna)
+    reservations.reserve(old, anna)
     Reservation.objects.filter(item_id=old).update(expires_at=timezone.now() - dt.timedelta(hours=2))
-    queue.reserve(uuid.uuid4(), bea)
+    reservations.reserve(uuid.uuid4(), bea)
     assert not Reservation.objects.filter(item_id=old).exists()
 
 
@@ -114,9 +114,9 @@ def test_the_list_shows_who_is_answering_each_item(bookkeeper_client, bookkeeper
     theirs = factories.make_item(channel_context=pending("moved_to_app"))
     mine = factories.make_item(channel_context=pending("moved_to_app"))
     lapsed = factories.make_item(channel_context=pending("moved_to_app"))
-    queue.reserve(theirs.id, anna)
-    queue.reserve(mine.id, bookkeeper)
-    queue.reserve(lapsed.id, anna)
+    reservations.reserve(theirs.id, anna)
+    reservations.reserve(mine.id, bookkeeper)
+    reservations.reserve(lapsed.id, anna)
     _expire(lapsed.id)
     body = bookkeeper_client.get(reverse("inbox")).content.decode()
     rows = {item.id: _row(body, item.id) for item in (theirs, mine, lapsed)}
@@ -130,7 +130,7 @@ def test_the_list_shows_who_is_answering_each_item(bookkeeper_client, bookkeeper
 @pytest.mark.django_db
 def test_a_reservation_never_blocks_an_answer(bookkeeper_client, anna):
     item = factories.make_item(channel_context=pending("moved_to_app", type_="context"))
-    queue.reserve(item.id, anna)
+    reservations.reserve(item.id, anna)
     response = bookkeeper_client.post(
         reverse("item_answer", args=[item.pk]), {"question": "context", "text": "Taxi"}, follow=True
     )
@@ -162,7 +162,7 @@ def test_two_people_reserving_the_same_items_at_once_get_exactly_one_holder_each
     items = [uuid.uuid4() for _ in range(30)]
     # Every other item starts with an expired reservation: both race to take it over.
     for item_id in items[::2]:
-        queue.reserve(item_id, carl)
+        reservations.reserve(item_id, carl)
         _expire(item_id)
     barrier = threading.Barrier(2, timeout=10)
     told: dict[int, list[int]] = {anna.pk: [], bea.pk: []}
@@ -170,7 +170,7 @@ def test_two_people_reserving_the_same_items_at_once_get_exactly_one_holder_each
     def work(user) -> None:  # type: ignore[no-untyped-def]
         for item_id in items:
             barrier.wait()
-            told[user.pk].append(queue.reserve(item_id, user).pk)
+            told[user.pk].append(reservations.reserve(item_id, user).pk)
 
     threads = [_in_thread(work, anna), _in_thread(work, bea)]
     for thread in threads:
@@ -193,7 +193,7 @@ def test_a_reservation_not_yet_committed_makes_the_other_wait_and_then_lose():
 
     def anna_in_a_long_transaction() -> None:
         with transaction.atomic():
-            outcome["anna"] = queue.reserve(item_id, anna).pk
+            outcome["anna"] = reservations.reserve(item_id, anna).pk
             anna_reserved.set()
             bea_asking.wait(timeout=10)
             time.sleep(0.5)
@@ -202,7 +202,7 @@ def test_a_reservation_not_yet_committed_makes_the_other_wait_and_then_lose():
         anna_reserved.wait(timeout=10)
         bea_asking.set()
         started = time.monotonic()
-        outcome["bea"] = queue.reserve(item_id, bea).pk
+        outcome["bea"] = reservations.reserve(item_id, bea).pk
         outcome["bea_waited"] = time.monotonic() - started
 
     threads = [_in_thread(anna_in_a_long_transaction), _in_thread(bea_reserves)]
@@ -217,18 +217,18 @@ def test_a_reservation_not_yet_committed_makes_the_other_wait_and_then_lose():
 @pytest.mark.django_db
 def test_reserving_sweeps_other_items_reservations_an_hour_past_expiry_but_not_recent_ones(anna, bea):
     stale, recent, mine = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
-    queue.reserve(stale, bea)
-    queue.reserve(recent, bea)
+    reservations.reserve(stale, bea)
+    reservations.reserve(recent, bea)
     Reservation.objects.filter(item_id=stale).update(expires_at=timezone.now() - dt.timedelta(hours=2))
     Reservation.objects.filter(item_id=recent).update(expires_at=timezone.now() - dt.timedelta(minutes=10))
-    assert queue.reserve(mine, anna).pk == anna.pk
+    assert reservations.reserve(mine, anna).pk == anna.pk
     assert set(Reservation.objects.values_list("item_id", flat=True)) == {recent, mine}
 
 
 @pytest.mark.django_db
 def test_an_item_whose_own_reservation_is_long_expired_is_taken_over_not_lost(anna, bea):
     item_id = uuid.uuid4()
-    queue.reserve(item_id, bea)
+    reservations.reserve(item_id, bea)
     Reservation.objects.filter(item_id=item_id).update(expires_at=timezone.now() - dt.timedelta(hours=2))
-    assert queue.reserve(item_id, anna).pk == anna.pk
+    assert reservations.reserve(item_id, anna).pk == anna.pk
     assert Reservation.objects.get(item_id=item_id).user_id == anna.pk

@@ -15,7 +15,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent, IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
@@ -45,7 +45,7 @@ def store_text(item_id: Any, column: str, text: str | None) -> None:
             f"UPDATE public.invoice_inbox_items SET {column} = %s::jsonb WHERE id = %s",  # noqa: S608
             [text, item_id],
         )
-    index.index_items([item_id])
+    sync.index_items([item_id])
 
 
 def store_raw(item: InboxItem, **columns: Any) -> InboxItem:

@@ -18,7 +18,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import representation_post
@@ -194,7 +194,7 @@ def test_every_page_shows_an_item_received_at_a_calendar_edge(created_at, bookke
     item = moved("context")
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("UPDATE public.invoice_inbox_items SET created_at = %s WHERE id = %s", [created_at, item.pk])
-    index.index_items([item.pk])
+    sync.index_items([item.pk])
     _assert_no_server_error(_all_statuses(bookkeeper, item_urls(item)))
     _assert_no_server_error(_all_statuses(support, [reverse("item_detail", args=[item.pk])]))
 

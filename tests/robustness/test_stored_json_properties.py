@@ -5,7 +5,7 @@ Python's json cannot hold: ``1e400`` becomes a 401-digit integer (too big
 for a float), ``1e4000`` one past Python's 4 300-digit limit, ``1e-400``
 a number Python rounds to 0. The rows here are written as raw JSON text
 (``%s::jsonb``), both columns, from a grammar of every JSON type at every
-key the code reads (``reviewapp/index.py``, ``reviewapp/states.py``,
+key the code reads (``reviewapp/sync.py``, ``reviewapp/states.py``,
 ``clarifications/reading.py``, ``clarifications/render.py``,
 ``reviewapp/items/describe.py``, ``reviewapp/bookkeeping/models.py``).
 
@@ -27,7 +27,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
@@ -195,8 +195,8 @@ def _check_sync_and_pages(company: Any, clients: dict[str, Client], ctx: str | N
     good = factories.make_item(company, indexed=False, channel_context=MOVED)
     generated = _insert(company, ctx, data)
     try:
-        assert index.poll().ran  # completes: no exception escapes the pass
-        assert index.reconcile().ran
+        assert sync.poll().ran  # completes: no exception escapes the pass
+        assert sync.reconcile().ran
         assert IndexedItem.objects.get(pk=good.id).state_needs_answer, "the good row was not indexed"
         assert IndexedItem.objects.filter(pk=generated).exists(), "the generated row was not indexed"
         for role, url in _pages(generated):
@@ -224,7 +224,7 @@ def test_any_stored_json_in_either_column_is_indexed_and_every_page_answers(comp
 
 def _indexed_after_poll(company: Any, ctx: str, data: str) -> IndexedItem:
     item_id = _insert(company, ctx, data)
-    index.poll()
+    sync.poll()
     return IndexedItem.objects.get(pk=item_id)
 
 
@@ -253,6 +253,6 @@ def test_a_total_is_an_amount_exactly_when_javascript_holds_it_as_a_finite_numbe
     }
     rows = {text: _insert(company, '{"channel": "whatsapp"}', '{"totals": {"total": %s}}' % text) for text in kept}  # noqa: UP031
     dropped = _insert(company, '{"channel": "whatsapp"}', '{"totals": {"total": %s}}' % overflow)  # noqa: UP031
-    index.poll()
+    sync.poll()
     assert IndexedItem.objects.get(pk=dropped).total is None
     assert {text: IndexedItem.objects.get(pk=pk).total for text, pk in rows.items()} == kept

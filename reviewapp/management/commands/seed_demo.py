@@ -28,7 +28,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections, transaction
 from django.utils import timezone
 
-from reviewapp import demo, index, roles
+from reviewapp import demo, roles, sync
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
@@ -210,12 +210,12 @@ class Command(BaseCommand):
     def _index(self, item_ids: list[uuid.UUID]) -> None:
         """Bring the list's read model up to date with the new rows."""
         first_pass = not SyncState.objects.filter(pk=1, watermark__isnull=False).exists()
-        report = index.poll()
+        report = sync.poll()
         if first_pass and report.ran:
             return  # the first poll reads the whole table
         # A poll reads only rows whose updated_at is recent, and the demo's are not.
         for start in range(0, len(item_ids), INDEX_BATCH):
-            index.index_items(item_ids[start : start + INDEX_BATCH])
+            sync.index_items(item_ids[start : start + INDEX_BATCH])
 
     def _golden_cases(self) -> None:
         """The shared golden cases, so QA's list does not start empty."""

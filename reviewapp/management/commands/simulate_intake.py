@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import index, intake
+from reviewapp import intake, sync
 from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.bookkeeping.replica import ReplicaRefused, require_replica
 
@@ -72,7 +72,7 @@ class Command(BaseCommand):
             outcome = self._perform(options["action"], item, options)
         except intake.IntakeError as error:
             raise CommandError(str(error)) from None
-        index.index_items([item])
+        sync.index_items([item])
         self.stdout.write(outcome)
 
     def _perform(self, action: str, item: uuid.UUID, options: dict[str, Any]) -> str:

@@ -1,9 +1,9 @@
 """``manage.py sync_index [--follow] [--interval S] [--reconcile-every S]``: keep the read model in step.
 
 One pass by default (the first one indexes everything, and so does the
-first after a release changed ``index.RULES_VERSION``: it builds a new table
+first after a release changed ``sync.RULES_VERSION``: it builds a new table
 beside the list and swaps it in when done, printing rows/s and the time left
-on a terminal and logging them; see ``reviewapp.index_bulk``). With ``--follow`` it
+on a terminal and logging them; see ``reviewapp.sync_bulk``). With ``--follow`` it
 loops: a poll every ``--interval`` seconds (2 by default) and a reconcile
 (deleted rows, company renames, anything a poll could not see) every
 ``--reconcile-every`` seconds. Any number of hosts may run it: each pass
@@ -31,7 +31,7 @@ from typing import Any, Final
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from reviewapp import index
+from reviewapp import sync
 
 log = logging.getLogger(__name__)
 
@@ -87,9 +87,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["follow"]:
-            self._report("poll", index.poll())
+            self._report("poll", sync.poll())
             if options["reconcile"]:
-                self._report("reconcile", index.reconcile())
+                self._report("reconcile", sync.reconcile())
             return
         started = time.monotonic()
         deadline = started + options["max_seconds"] if options["max_seconds"] else None
@@ -97,9 +97,9 @@ class Command(BaseCommand):
         backoff = Backoff()
         while deadline is None or time.monotonic() < deadline:
             try:
-                self._report("poll", index.poll(), quiet=True)
+                self._report("poll", sync.poll(), quiet=True)
                 if time.monotonic() >= next_reconcile:
-                    self._report("reconcile", index.reconcile(), quiet=True)
+                    self._report("reconcile", sync.reconcile(), quiet=True)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
             except Exception as error:  # a lost connection or a restart of either database must not end the loop
                 with contextlib.suppress(Exception):  # a broken connection may fail to close, too
@@ -121,7 +121,7 @@ class Command(BaseCommand):
                 wait = max(0.0, min(wait, deadline - time.monotonic()))
             time.sleep(wait)
 
-    def _report(self, what: str, report: index.PassReport, *, quiet: bool = False) -> None:
+    def _report(self, what: str, report: sync.PassReport, *, quiet: bool = False) -> None:
         if not report.ran:
             if not quiet:
                 self.stdout.write(f"{what}: another process is syncing; skipped")

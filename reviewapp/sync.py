@@ -359,7 +359,7 @@ def _upsert(
 ) -> None:
     """Write the batch; if PostgreSQL refuses it, row by row, each refused row as malformed.
 
-    ``table``: a staging table of the bulk passes (``reviewapp.index_bulk``) instead of the read model.
+    ``table``: a staging table of the bulk passes (``reviewapp.sync_bulk``) instead of the read model.
     """
     sql = _UPSERT if table is None else _upsert_sql(table)
     try:
@@ -468,9 +468,9 @@ def poll() -> PassReport:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
                 started = cursor.fetchone()[0]
-            from reviewapp import index_bulk  # it builds on this module: import late
+            from reviewapp import sync_bulk  # it builds on this module: import late
 
-            indexed = index_bulk.walk_all("index" if state.watermark is None else "re-index")
+            indexed = sync_bulk.walk_all("index" if state.watermark is None else "re-index")
             state.watermark = max(started, state.watermark) if state.watermark else started
             state.rules_version = RULES_VERSION
         else:
@@ -505,9 +505,9 @@ def reconcile() -> PassReport:
     with _Lock() as held:
         if not held:
             return PassReport(ran=False)
-        from reviewapp import index_bulk  # it builds on this module: import late
+        from reviewapp import sync_bulk  # it builds on this module: import late
 
-        indexed, removed = index_bulk.reconcile_all()
+        indexed, removed = sync_bulk.reconcile_all()
         # Renames also when the companies did not change: repairs names a pass missed.
         _refresh_companies(rename_always=True)
         state = _state()

@@ -1,15 +1,15 @@
 """The read model's whole-table passes: the first poll, a re-index after ``RULES_VERSION`` changed, the reconcile.
 
 At ten million rows these passes are what a deployment waits for, so they do
-no per-row round trip and no per-row ORM work (``reviewapp.index`` has the
+no per-row round trip and no per-row ORM work (``reviewapp.sync`` has the
 incremental poll and the rules):
 
 - accounted's rows are streamed with a server-side cursor (one ``FETCH`` per
   ``BATCH`` rows; memory stays bounded by one batch), on the bookkeeping
   connection inside a read transaction, so the per-batch lookup in
-  ``processing_history`` (``index._moved_to_app_at``) runs on the same
+  ``processing_history`` (``sync._moved_to_app_at``) runs on the same
   connection and sees what the stream sees;
-- each batch is derived by the same code as a poll's (``index._derive``, the
+- each batch is derived by the same code as a poll's (``sync._derive``, the
   malformed-row isolation and its logging included), and written with COPY
   into a staging table in the review database (a batch PostgreSQL refuses
   goes in as a poll writes it, each refused row as malformed);
@@ -56,11 +56,11 @@ import psycopg
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 
-from reviewapp import index
+from reviewapp import sync
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 
-log = logging.getLogger("reviewapp.index")
+log = logging.getLogger("reviewapp.sync")
 
 # Rows per FETCH, per derivation batch and per COPY into the staging table:
 # large enough that the per-batch queries cost nothing per row, small enough
@@ -79,8 +79,8 @@ SOURCE: Final = "index_source"
 STALE: Final = "index_stale"
 TALLY: Final = "index_tally"
 
-_NAMES: Final = tuple(name for name, _ in index._COLUMNS)
-_JSON_COLUMNS: Final = frozenset(name for name, kind in index._COLUMNS if kind == "jsonb")
+_NAMES: Final = tuple(name for name, _ in sync._COLUMNS)
+_JSON_COLUMNS: Final = frozenset(name for name, kind in sync._COLUMNS if kind == "jsonb")
 
 
 class Progress:
@@ -168,7 +168,7 @@ def _record(value: dict[str, Any], now: str) -> tuple[Any, ...]:
 
 
 def _copy_rows(
-    rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: index._Failures
+    rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: sync._Failures
 ) -> list[tuple[Any, ...]]:
     """The staging table's records of one batch, in ``_COPY_COLUMNS`` order, JSON as text."""
     records = []
@@ -184,12 +184,12 @@ def _copy_rows(
 
 def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
     """Derive one batch as a poll does and COPY it into the staging table ``into``."""
-    failures = index._Failures()
-    values = index._derive(rows, failures)
+    failures = sync._Failures()
+    values = sync._derive(rows, failures)
     if not values:
         return 0
-    index._moved_to_app_at(values)
-    index._answers_replaced(rows, values, failures)
+    sync._moved_to_app_at(values)
+    sync._answers_replaced(rows, values, failures)
     failures.log_new(values)
     records = _copy_rows(rows, values, failures)
     try:
@@ -207,7 +207,7 @@ def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
     except (DatabaseError, psycopg.DatabaseError) as error:
         # A value PostgreSQL refuses: the batch again as a poll writes it (row by row if need be).
         log.info("index: COPY refused a batch of %d rows (%s); writing it as a poll does", len(values), error)
-    index._upsert(rows, values, failures, table=into)
+    sync._upsert(rows, values, failures, table=into)
     return len(values)
 
 
@@ -239,7 +239,7 @@ def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
             # this background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
             settings.execute("SET LOCAL statement_timeout = 0")
         with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
-            cursor.execute(index._SELECT)
+            cursor.execute(sync._SELECT)
             while rows := cursor.fetchmany(BATCH):
                 yield rows
                 progress.step(len(rows))
@@ -419,7 +419,7 @@ def reconcile_all() -> tuple[int, int]:
         with transaction.atomic(using="default"), connections["default"].chunked_cursor() as ids:
             ids.execute(f"SELECT id FROM {STALE} ORDER BY id")  # noqa: S608
             while chunk := [row[0] for row in ids.fetchmany(BATCH)]:
-                done += _stage(index._fetch("i.id = ANY(%s)", [chunk], "i.id", len(chunk)))
+                done += _stage(sync._fetch("i.id = ANY(%s)", [chunk], "i.id", len(chunk)))
                 progress.step(len(chunk))
         written = _merge()
         progress.finish(f"; {written:,} rows new or changed")
