@@ -13,6 +13,7 @@ import copy
 import datetime as dt
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from reviewapp import states
@@ -140,6 +141,29 @@ def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -
     elif isinstance(answer, ResendAnswer) and answer.choice != "readable":
         new["quality"] = superseded_quality(ctx)
     return new
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one answer writes into ``channel_context``, and what the app's log keeps of it.
+
+    ``after``: the new context (``answered_context``); ``answered_at``: its
+    ``toISOString()`` stamp; ``entered``: what was entered (``answer_json``);
+    ``raw_answer_added``: the text the answer appended to ``raw_answer``
+    (None for a resend, which has none).
+    """
+
+    after: dict[str, Any]
+    answered_at: str
+    entered: dict[str, Any]
+    raw_answer_added: str | None
+
+
+def written_answer(ctx: dict[str, Any], answer: Answer, *, at: dt.datetime) -> Written:
+    """``answer`` written into ``ctx`` at ``at``: the whole JSON side of one write, built in one place."""
+    stamp = utc_stamp(at)
+    added = raw_answer_added(answer, stamp) if isinstance(answer, RepresentationAnswer | ContextAnswer) else None
+    return Written(answered_context(ctx, answer, answered_at=stamp), stamp, answer_json(answer), added)
 
 
 def superseded_quality(ctx: dict[str, Any]) -> dict[str, Any]:
