@@ -206,7 +206,7 @@ def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]
     """Mark the items whose live row no longer holds an answer the app wrote.
 
     One query on the app's answer log for the whole batch; only the items the
-    app ever answered are compared (``answers.replaced_answer``).
+    app ever answered are compared (``answers.log.replaced_answer``).
     """
     by_item: dict[str, list[ClarificationEvent]] = {}
     answered = ClarificationEvent.objects.filter(

@@ -8,13 +8,14 @@ versions. Showing the form to answer reserves the item for the person it is
 shown to (``reviewapp.reservations``), and says so when someone else holds it;
 nothing stops either from saving.
 
-``preview_panel`` is the panel of the live preview (what is typed,
-rendered; nothing saved). The rendering itself is ``preview``'s.
-
 The panel's ``mode`` says which of these it is: ``answer``, ``answered``
 (the app's answer, with a form to correct it), ``confirm_deny``,
 ``conflict``, ``waiting`` (still open in the chat), ``booked``,
 ``unknown_type``, or None (nothing to show).
+
+``preview_panel`` is the panel of the live preview (what is typed, rendered;
+nothing saved; the rendering is ``view_models.preview``'s), and
+``newer_items`` what a resend question's form offers as the replacing item.
 """
 
 from __future__ import annotations
