@@ -45,6 +45,8 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.utils import timezone
 
 from reviewapp import states
+from reviewapp.answers.log import replaced_answer
+from reviewapp.answers.resettle import resettle_app_answers
 from reviewapp.bookkeeping.models import InboxItem, Undecodable, decode_json
 from reviewapp.models import ClarificationEvent, IndexedItem, SyncState
 from reviewapp.rendering_caps import SHORT_TEXT_MAX_CHARS
@@ -204,10 +206,8 @@ def _answers_replaced(rows: Sequence[Sequence[Any]], values: list[dict[str, Any]
     """Mark the items whose live row no longer holds an answer the app wrote.
 
     One query on the app's answer log for the whole batch; only the items the
-    app ever answered are compared (``answers.replaced_answer``).
+    app ever answered are compared (``answers.log.replaced_answer``).
     """
-    from reviewapp.answers.log import replaced_answer  # the answers package indexes after writing
-
     by_item: dict[str, list[ClarificationEvent]] = {}
     answered = ClarificationEvent.objects.filter(
         event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
@@ -481,7 +481,6 @@ def poll() -> PassReport:
         state.last_poll_at = timezone.now()
         # Not ``companies``: _refresh_companies keeps that column itself.
         state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
-        from reviewapp.answers.resettle import resettle_app_answers  # answers index after writing: import late
         from reviewapp.overview.events import copy_new  # the overview's copy of the question events
 
         copy_new()

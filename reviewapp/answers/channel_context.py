@@ -1,11 +1,10 @@
-"""The answer in ``channel_context``: reading the open question, writing the answer in, what it renders to.
+"""The answer in ``channel_context``: reading the open question, writing the answer in.
 
 Functions over the parsed JSON; nothing here touches the database. The
 shapes are the WhatsApp intake's own (the contract's steps 3 to 7), so the
 agent, the intake and the verifikat read an answer given in the app exactly
-like one given in the chat. ``outputs`` is what a context renders to (the
-summary, prompt lines, agent view and verifikat line): the page shows it
-before and after an answer, the preview without saving anything.
+like one given in the chat. What a context renders to (summary, prompt
+lines, agent view) is the screens' business: ``view_models.preview``.
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ import copy
 import datetime as dt
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
-import clarifications
 from reviewapp import states
 from reviewapp.answers import evidence
 from reviewapp.answers.inputs import (
@@ -28,8 +27,6 @@ from reviewapp.answers.inputs import (
     ResendAnswer,
 )
 from reviewapp.answers.validation import MAX_NAME_LENGTH
-from reviewapp.bookkeeping.models import InboxItem, Undecodable
-from reviewapp.items.describe import document_id_of
 from reviewapp.text import utf8, without_controls
 
 # --- Time -------------------------------------------------------------------------
@@ -146,6 +143,29 @@ def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -
     return new
 
 
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one answer writes into ``channel_context``, and what the app's log keeps of it.
+
+    ``after``: the new context (``answered_context``); ``answered_at``: its
+    ``toISOString()`` stamp; ``entered``: what was entered (``answer_json``);
+    ``raw_answer_added``: the text the answer appended to ``raw_answer``
+    (None for a resend, which has none).
+    """
+
+    after: dict[str, Any]
+    answered_at: str
+    entered: dict[str, Any]
+    raw_answer_added: str | None
+
+
+def written_answer(ctx: dict[str, Any], answer: Answer, *, at: dt.datetime) -> Written:
+    """``answer`` written into ``ctx`` at ``at``: the whole JSON side of one write, built in one place."""
+    stamp = utc_stamp(at)
+    added = raw_answer_added(answer, stamp) if isinstance(answer, RepresentationAnswer | ContextAnswer) else None
+    return Written(answered_context(ctx, answer, answered_at=stamp), stamp, answer_json(answer), added)
+
+
 def superseded_quality(ctx: dict[str, Any]) -> dict[str, Any]:
     """``quality`` of an item a newer one replaces, key for key as accounted writes it.
 
@@ -227,23 +247,3 @@ def chat_window_ends(ctx: object) -> dt.datetime | None:
     pending = pending_question(ctx)
     asked_at = states.parse_iso(pending.get("asked_at")) if pending else None
     return asked_at + states.CHAT_WINDOW if asked_at else None
-
-
-# --- What it renders to ---------------------------------------------------------
-
-
-def outputs(item: InboxItem, ctx: object) -> dict[str, Any]:
-    """The summary, prompt lines, agent view and verifikat line for ``ctx`` (unreadable JSON reads as none)."""
-    if isinstance(ctx, Undecodable):
-        ctx = None
-    data = item.extracted_data if not isinstance(item.extracted_data, Undecodable) else None
-    summary = clarifications.summarise(ctx)
-    agent_view = clarifications.render_agent_view(document_id_of(item), data, ctx)
-    return {
-        "summary": summary.to_json() if summary else None,
-        "lines": clarifications.render_lines(summary) if summary else [],
-        "notes": clarifications.render_notes(ctx),
-        "agent_view": agent_view,
-        # One line per entry, exactly as the model receives them.
-        "agent_view_text": "\n".join(agent_view),
-    }

@@ -52,7 +52,6 @@ from reviewapp import access, text
 from reviewapp.answers.uploads import CheckedFile
 from reviewapp.answers.validation import AnswerInvalid, is_short_id
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
-from reviewapp.items.describe import document_kind
 
 DOCUMENTS_STORAGE: Final = "documents"
 INGESTED: Final = "DocumentIngested"
@@ -162,53 +161,6 @@ def distinct_prefixes(ids: list[uuid.UUID], typed: int) -> list[str]:
         if len({h[:length] for h in hexes}) == len(hexes):
             return [h[:length] for h in hexes]
     return hexes
-
-
-# How many of the company's newer items the resend form offers to pick from.
-MAX_NEWER: Final = 10
-
-
-@dataclass(frozen=True, slots=True)
-class NewerItem:
-    """An item the resend form offers as the replacing one: what the bookkeeper recognises it by."""
-
-    item_id: uuid.UUID
-    received_at: dt.datetime
-    supplier: str | None
-    total: float | int | None
-    currency: str
-    # The document can be shown as a thumbnail (an image), else None.
-    image: bool
-
-
-def newer_items(old: InboxItem) -> list[NewerItem]:
-    """The company's items received after ``old``, the nearest first: the customer's new photo is usually next.
-
-    Read from the live table through accounted's ``(company_id, created_at)`` index.
-    """
-    found = (
-        InboxItem.objects.filter(company_id=old.company_id, created_at__gt=old.created_at)
-        .select_related("document")
-        .order_by("created_at", "id")[:MAX_NEWER]
-    )
-    return [
-        NewerItem(
-            item_id=item.pk,
-            received_at=item.created_at,
-            supplier=item.supplier_name,
-            total=item.total,
-            currency=item.currency,
-            image=_is_image(item),
-        )
-        for item in found
-    ]
-
-
-def _is_image(item: InboxItem) -> bool:
-    try:
-        return document_kind(item.document) == "image"
-    except DocumentAttachment.DoesNotExist:  # the id points at no row
-        return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,17 +48,14 @@ from django.utils.translation import gettext as _
 from reviewapp import access, roles, sync
 from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
-    answer_json,
+    Written,
     answer_value,
     answer_version,
-    answered_context,
     conflict_reason,
-    raw_answer_added,
     to_millis,
-    utc_stamp,
+    written_answer,
 )
 from reviewapp.answers.inputs import (
-    REPRESENTATION,
     UPLOAD,
     Answer,
     ContextAnswer,
@@ -118,7 +115,8 @@ class AnswerResult:
 
     item: InboxItem
     before: Any
-    after: dict[str, Any]
+    # The JSON side of the write: the context after it, and what the app's log keeps of the answer.
+    written: Written
     history: ProcessingHistory
     conversations: list[conversation.ConversationChange]
     new_item: InboxItem | None = None
@@ -207,7 +205,8 @@ def _write(
             document, new_item, ingested = staged.document, staged.item, staged.ingested
         elif answer.replaced_by:
             replaced_by = resend.replacement(item, answer.replaced_by, user)
-    after = answered_context(before, answer, answered_at=utc_stamp(now))
+    written = written_answer(before, answer, at=now)
+    after = written.after
     if (
         isinstance(answer, TypedAnswer)
         and answer.amend
@@ -233,7 +232,7 @@ def _write(
         amended=answer.amend,
     )
     item.refresh_from_db()
-    return AnswerResult(item, before, after, event, changes, new_item, document, replaced_by, ingested)
+    return AnswerResult(item, before, written, event, changes, new_item, document, replaced_by, ingested)
 
 
 def _structured(value: Any) -> Any:
@@ -253,14 +252,15 @@ def _amend_conflict(item: InboxItem, answer: RepresentationAnswer | ContextAnswe
     return None
 
 
-def _log_payload(answer: Answer, written: AnswerResult) -> dict[str, Any]:
+def _log_payload(answer: Answer, result: AnswerResult) -> dict[str, Any]:
+    written = result.written
     payload: dict[str, Any] = {
-        "before": written.before,
+        "before": result.before,
         "after": written.after,
-        "answer": answer_json(answer),
+        "answer": written.entered,
         "amended": answer.amend,
-        "history_event_id": str(written.history.pk),
-        "conversations": [change.to_json() for change in written.conversations],
+        "history_event_id": str(result.history.pk),
+        "conversations": [change.to_json() for change in result.conversations],
     }
     if isinstance(answer, RepresentationAnswer | ContextAnswer):
         # What this answer added to raw_answer, and whether it is a person's
@@ -269,18 +269,17 @@ def _log_payload(answer: Answer, written: AnswerResult) -> dict[str, Any]:
         # The source stays here, never in accounted's row.
         payload["raw_answer_source"] = "customer" if answer.raw_answer else "rendered"
         payload["raw_answer_via"] = answer.raw_answer_via or None
-        holder = written.after["representation" if answer.question == REPRESENTATION else "context_answer"]
-        payload["raw_answer_added"] = raw_answer_added(answer, holder["answered_at"])
+        payload["raw_answer_added"] = written.raw_answer_added
     if isinstance(answer, ResendAnswer):
-        new = written.new_item or written.replaced_by
+        new = result.new_item or result.replaced_by
         payload["resend"] = {
             "choice": answer.choice,
             "new_item_id": str(new.pk) if new else None,
-            "document_id": str(written.document.pk) if written.document else None,
+            "document_id": str(result.document.pk) if result.document else None,
         }
-        if written.ingested is not None:
+        if result.ingested is not None:
             # The new item's history names the writer of its DocumentIngested from here.
-            payload["resend"]["ingested_event_id"] = str(written.ingested.pk)
+            payload["resend"]["ingested_event_id"] = str(result.ingested.pk)
     return payload
 
 

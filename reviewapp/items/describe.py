@@ -12,6 +12,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 
 import clarifications
 from reviewapp import states
+from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
@@ -32,7 +33,7 @@ from reviewapp.items.labels import (
     question_what,
 )
 from reviewapp.items.links import ItemLinks, item_links
-from reviewapp.items.raw_answers import app_answer_log, raw_pieces
+from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
 from reviewapp.rendering_caps import (
@@ -251,7 +252,7 @@ def _related(
         messages=messages,
         full_conversation=full_conversation,
         links=item_links(item.pk, user),
-        app_log=tuple(app_answer_log(item) if app_log is None else app_log),
+        app_log=tuple(app_answers(item.pk) if app_log is None else app_log),
     )
 
 

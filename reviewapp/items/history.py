@@ -29,7 +29,9 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from reviewapp import states
+from reviewapp.answers.channel_context import answer_value
 from reviewapp.answers.inputs import READABLE, REPLACED, RESEND, UPLOAD
+from reviewapp.answers.log import answer_text
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
@@ -142,10 +144,6 @@ def answer_summary(event: ClarificationEvent) -> str:
             newer = _text(resend.get("new_item_id"))
             return _("settled by the newer item %(id)s") % {"id": newer[:8]}
         return ""
-    # Imported here: the answers package reads the item page's description (items.describe), which imports this.
-    from reviewapp.answers.channel_context import answer_value
-    from reviewapp.answers.log import answer_text
-
     text = answer_text(question, answer_value(payload["after"], question))
     if text is None or not text.summary:
         return ""

@@ -12,24 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewapp.answers import evidence
-from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import raw_source_label
 from reviewapp.models import ClarificationEvent
 from reviewapp.rendering_caps import HUMAN_TEXT_MAX_CHARS, TextBudget
-
-
-def app_answer_log(item: InboxItem) -> list[ClarificationEvent]:
-    """The answers the app wrote to ``item``, oldest first: the rows of ``reviewapp.answers.log.app_answers``.
-
-    Read here because ``answers.log`` imports the item page's modules (through
-    ``channel_context``) and so cannot be imported by them.
-    """
-    return list(
-        ClarificationEvent.objects.filter(
-            item_id=item.pk, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
-        ).order_by("occurred_at", "id")
-    )
 
 
 def raw_pieces(ctx: object, question: str, log: Sequence[ClarificationEvent]) -> tuple[RawPieceView, ...]:

@@ -22,10 +22,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp import access, roles
 from reviewapp.answers.inputs import QUESTION_TYPES, Answer
-from reviewapp.answers.panel import AnswerPanel, answer_panel
 from reviewapp.answers.resend import DuplicateFile
-from reviewapp.answers.screen import preview_panel, state_json, submit
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
+from reviewapp.answers.view_models.outcome import state_json, submit
+from reviewapp.answers.view_models.panel import AnswerPanel, answer_panel, preview_panel
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.bookkeeping.models import InboxItem

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_safe
 
 from reviewapp import access, files, roles
 from reviewapp.answers.log import app_answers
-from reviewapp.answers.panel import answer_panel
+from reviewapp.answers.view_models.panel import answer_panel
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.htmx import HtmxHttpRequest

@@ -23,6 +23,7 @@ from django.urls import reverse
 
 from reviewapp import intake
 from reviewapp.answers import writing
+from reviewapp.answers.channel_context import Written
 from reviewapp.answers.inputs import ContextAnswer
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import AnswerConflict, answer_question
@@ -100,13 +101,13 @@ def test_sixteen_answers_at_once_exactly_one_wins(monkeypatch):
         client = Client()
         client.force_login(answerer(f"bk{index}"))
         clients.append(client)
-    real = writing.answered_context
+    real = writing.written_answer
 
-    def slowly(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    def slowly(*args: Any, **kwargs: Any) -> Written:
         time.sleep(0.03)  # widen the window between the check and the write
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(writing, "answered_context", slowly)
+    monkeypatch.setattr(writing, "written_answer", slowly)
     start = threading.Barrier(CONCURRENT_ANSWERS)
     url = reverse("api_item_answer", args=[item.pk])
 

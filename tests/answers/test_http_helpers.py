@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import RequestFactory
 from django_htmx.middleware import HtmxDetails
 
-from reviewapp.answers.panel import answer_panel
+from reviewapp.answers.view_models.panel import answer_panel
 from reviewapp.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from tests.answers.conftest import moved_item
 from tests.html import Page

@@ -1,10 +1,10 @@
-"""The answer views' work without the HTTP: save a posted form, preview it, report the state, go on to the next.
+"""What a posted answer leads to: the page to go to and what to say, the panel again, or the API's state.
 
 - ``submit``: a posted answer form either saves (``Saved``: where to go and
   what to say) or shows the panel again: with the errors, the answer that
   won a conflict, the denial to confirm, or one more participant row;
-- ``preview_panel``: the live preview of what is typed, nothing saved;
-- ``state_json``: the item's state as the JSON API reports it;
+- ``state_json``: the item's state as the JSON API reports it after an
+  answer or a conflict;
 - ``next_to_answer``: save and next, inside the list the person works through.
 
 Save and next: the list is the one the item page was opened from (its query
@@ -31,21 +31,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from reviewapp import reservations, states
-from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, outputs, pending_question
+from reviewapp.answers.channel_context import answer_value, answer_version, conflict_reason, pending_question
 from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import RepresentationAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers, replaced_answer
-from reviewapp.answers.panel import (
-    AnswerPanel,
-    Preview,
-    Viewer,
-    answer_panel,
-    answered_by,
-    error_slots,
-    preview_of,
-)
 from reviewapp.answers.resend import DuplicateFile
 from reviewapp.answers.validation import AnswerInvalid
+from reviewapp.answers.view_models.panel import AnswerPanel, Viewer, answer_panel, answered_by
+from reviewapp.answers.view_models.preview import outputs
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
@@ -142,25 +135,6 @@ def submit(
         return Saved(url=url, message=saved_message(item, listed, corrected=True), warning=warning)
     step = next_to_answer(listed, list_query, user)
     return Saved(url=step.url, message=saved_message(item, listed), note=step.note, warning=warning)
-
-
-def preview_panel(item: InboxItem, user: Viewer, question: str, data: Any, files: Any = None) -> AnswerPanel:
-    """The live preview of what is typed on the page (nothing is saved), and the page's errors re-checked.
-
-    ``data["shown_errors"]`` names the fields whose errors the page shows
-    (their posted names, ``WHOLE_ANSWER`` for the answer's own): each is
-    re-rendered with what the posted answer still gets wrong.
-    """
-    panel = answer_panel(item, user)
-    if panel.mode in ("answer", "answered") and panel.form is not None and panel.question == question:
-        form = answer_form(question, data, files, channel_context=item.channel_context)
-        panel.preview = preview_of(item, form)
-        shown = [name for value in data.getlist("shown_errors") for name in value.split()]
-        panel.error_slots = error_slots(question, data, shown)
-    else:
-        panel.current = outputs(item, item.channel_context)
-        panel.preview = Preview(note=_("This question is no longer waiting for an answer here."))
-    return panel
 
 
 def state_json(item: InboxItem, user: Viewer) -> dict[str, Any]:

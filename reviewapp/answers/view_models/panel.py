@@ -12,12 +12,16 @@ The panel's ``mode`` says which of these it is: ``answer``, ``answered``
 (the app's answer, with a form to correct it), ``confirm_deny``,
 ``conflict``, ``waiting`` (still open in the chat), ``booked``,
 ``unknown_type``, or None (nothing to show).
+
+``preview_panel`` is the panel of the live preview (what is typed, rendered;
+nothing saved; the rendering is ``view_models.preview``'s), and
+``newer_items`` what a resend question's form offers as the replacing item.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+import uuid
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -30,14 +34,11 @@ from reviewapp import reservations, roles, states
 from reviewapp.answers.channel_context import (
     answer_value,
     answer_version,
-    answered_context,
     chat_window_ends,
-    outputs,
     pending_question,
     utc_stamp,
 )
-from reviewapp.answers.dates import item_event_date_warning
-from reviewapp.answers.inputs import QUESTION_TYPES, RESEND, Answer, RepresentationAnswer, ResendAnswer
+from reviewapp.answers.inputs import QUESTION_TYPES, RESEND
 from reviewapp.answers.log import (
     AnswerText,
     ReplacedAnswer,
@@ -46,13 +47,14 @@ from reviewapp.answers.log import (
     app_answers,
     replaced_answer,
 )
-from reviewapp.answers.resend import Holder, NewerItem, newer_items
+from reviewapp.answers.resend import Holder
 from reviewapp.answers.suggestions import Suggestion, suggestions_for
-from reviewapp.answers.validation import MAX_PARTICIPANTS, AnswerInvalid, validate
+from reviewapp.answers.validation import MAX_PARTICIPANTS
+from reviewapp.answers.view_models.preview import ErrorSlot, Preview, error_slots, outputs, preview_of
 from reviewapp.answers.writing import AnswerConflict
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.forms.answer import AnswerForm, answer_form
-from reviewapp.items.describe import shown_receipt_kind
+from reviewapp.items.describe import document_kind, shown_receipt_kind
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import channel_label
 from reviewapp.items.links import ItemLinks, item_links
@@ -60,9 +62,8 @@ from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.models import ClarificationEvent, Reservation
 from reviewapp.people import actor_name, person_name
 
-# The error slot of the errors about the whole answer, not one field (as the page posts its name).
-WHOLE_ANSWER: Final = "__all__"
-_MAX_SLOTS: Final = 200
+# How many of the company's newer items the resend form offers to pick from.
+MAX_NEWER: Final = 10
 
 Viewer = AbstractBaseUser | AnonymousUser
 
@@ -120,22 +121,16 @@ class HeldBy:
 
 
 @dataclass(frozen=True, slots=True)
-class Preview:
-    """The outputs after saving (``after``: summary, lines, agent view, notes), or a note why there are none."""
+class NewerItem:
+    """An item the resend form offers as the replacing one: what the bookkeeper recognises it by."""
 
-    after: dict[str, Any] | None = None
-    note: str | None = None
-    # A warning that does not stop the save (an event date that looks mistyped).
-    warning: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorSlot:
-    """One error message area of the form, re-rendered by the live preview (``whole``: the answer's own)."""
-
-    id: str
-    errors: list[str]
-    whole: bool = False
+    item_id: uuid.UUID
+    received_at: dt.datetime
+    supplier: str | None
+    total: float | int | None
+    currency: str
+    # The document can be shown as a thumbnail (an image), else None.
+    image: bool
 
 
 @dataclass(slots=True)
@@ -328,63 +323,6 @@ def conflict_view(conflict: AnswerConflict) -> ConflictView:
     )
 
 
-def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Preview:
-    """The outputs after saving what ``form`` holds (a denial, with ``denial``), or why there are none yet.
-
-    Nothing is written: the new context is built in memory by the same
-    function the write uses.
-    """
-    answer: Answer
-    if denial:
-        answer = RepresentationAnswer(denied=True)
-    elif form.question == RESEND:
-        # Every choice settles the question the same way for the prompt and
-        # the verifikat; the file is not sent just to preview.
-        answer = ResendAnswer(readable=True)
-    elif not form.is_bound:
-        return Preview()
-    else:
-        # A fresh form: the one shown may carry a save's "incomplete" errors,
-        # and a half answer is still worth previewing.
-        typed = answer_form(form.question, data=form.data)
-        if not typed.is_valid(complete=False):
-            return Preview(note=_("Fix the marked fields to see the preview."))
-        answer = typed.valid_answer
-    note = None
-    try:
-        validate(answer)
-    except AnswerInvalid as invalid:
-        note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
-    ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
-    after_ctx = answered_context(ctx, answer, answered_at=utc_stamp(timezone.now()))
-    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
-    return Preview(after=outputs(item, after_ctx), note=note, warning=warning)
-
-
-def error_slots(question: str, data: Any, shown: Iterable[str]) -> list[ErrorSlot]:
-    """The error slots named in ``shown``, each with what the posted answer still gets wrong.
-
-    The answer is validated as on saving, so "Write the purpose" stays until
-    a purpose is written and goes as soon as one is; no field that shows no
-    error is given one while the person is still typing.
-    """
-    wanted = set(list(shown)[:_MAX_SLOTS])
-    if not wanted:
-        return []
-    form = answer_form(question, data=data)
-    form.is_valid()
-    slots = [
-        ErrorSlot(id=f"{bound.auto_id}_error", errors=[str(error) for error in bound.errors])
-        for bound in form.fields_in_order()
-        if bound.html_name in wanted
-    ]
-    if WHOLE_ANSWER in wanted:
-        slots.append(
-            ErrorSlot(id="answer-form_error", errors=[str(error) for error in form.non_field_errors()], whole=True)
-        )
-    return slots
-
-
 def _receipt_kind(item: InboxItem) -> str | None:
     """How the receipt is shown beside the form (``image``, ``pdf``, ``file``), or None without one."""
     try:
@@ -403,3 +341,52 @@ def hold(item: InboxItem, user: User) -> HeldBy | None:
     # A reservation records when it ends; it began (or was last renewed) one term before.
     since = until - dt.timedelta(minutes=reservations.DEFAULT_MINUTES) if until else None
     return HeldBy(name=person_name(holder), since=since)
+
+
+def preview_panel(item: InboxItem, user: Viewer, question: str, data: Any, files: Any = None) -> AnswerPanel:
+    """The live preview of what is typed on the page (nothing is saved), and the page's errors re-checked.
+
+    ``data["shown_errors"]`` names the fields whose errors the page shows
+    (their posted names, ``WHOLE_ANSWER`` for the answer's own): each is
+    re-rendered with what the posted answer still gets wrong.
+    """
+    panel = answer_panel(item, user)
+    if panel.mode in ("answer", "answered") and panel.form is not None and panel.question == question:
+        form = answer_form(question, data, files, channel_context=item.channel_context)
+        panel.preview = preview_of(item, form)
+        shown = [name for value in data.getlist("shown_errors") for name in value.split()]
+        panel.error_slots = error_slots(question, data, shown)
+    else:
+        panel.current = outputs(item, item.channel_context)
+        panel.preview = Preview(note=_("This question is no longer waiting for an answer here."))
+    return panel
+
+
+def newer_items(old: InboxItem) -> list[NewerItem]:
+    """The company's items received after ``old``, the nearest first: the customer's new photo is usually next.
+
+    Read from the live table through accounted's ``(company_id, created_at)`` index.
+    """
+    found = (
+        InboxItem.objects.filter(company_id=old.company_id, created_at__gt=old.created_at)
+        .select_related("document")
+        .order_by("created_at", "id")[:MAX_NEWER]
+    )
+    return [
+        NewerItem(
+            item_id=item.pk,
+            received_at=item.created_at,
+            supplier=item.supplier_name,
+            total=item.total,
+            currency=item.currency,
+            image=_is_image(item),
+        )
+        for item in found
+    ]
+
+
+def _is_image(item: InboxItem) -> bool:
+    try:
+        return document_kind(item.document) == "image"
+    except DocumentAttachment.DoesNotExist:  # the id points at no row
+        return False
