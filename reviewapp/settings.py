@@ -119,8 +119,7 @@ TEMPLATES = [
         "APP_DIRS": False,
         "OPTIONS": {
             "environment": "reviewapp.jinja.environment",
-            # After the backend's own csrf_input/csrf_token, which it masks at every print.
-            "context_processors": [*_CONTEXT_PROCESSORS, "reviewapp.context_processors.csrf_once"],
+            "context_processors": _CONTEXT_PROCESSORS,
         },
     },
     # The admin's templates and Django's form widgets, from the installed apps.
