@@ -16,16 +16,13 @@ Each speed layer is a pair of variants of the same page, "on" (the app as it
 is) and "off" (the plain Django/Jinja2 way in its place, switched in this
 process only):
 
-- ``csrf_once``: the context processor taken out of the Jinja2 engine's list,
-  so Django's backend masks the token at every print;
-- ``url()``: the cached helper replaced by ``reverse(name, args, kwargs)``;
 - the filter bar: ``InboxFilterForm.controls`` and its macro replaced, in a
   copy of ``inbox/list.html``, by a macro that prints the bound field
   (``label_tag()``, the widget through the form renderer, the same help text
   and error slot): what the bar was before the hand-written markup;
 - the auth backend: ``django.contrib.auth.backends.ModelBackend`` as the only
   backend, the user signed in through it;
-- all of them off at once, for the sum.
+- both off at once, for the sum.
 
 Every round takes every (user, layer, variant) once, the layers in a new
 random order each round and "on"/"off" in alternating order, so the phases of
@@ -42,7 +39,8 @@ differences: a layer stays only when removing it costs at least 5 % of the
 page's median and at least 1 ms. The load average is sampled every round.
 
 A layer already removed has no "on" to compare; its last figures and the
-commit they were measured at are in ``bench/README.md``.
+commit they were measured at are in ``bench/README.md`` (``csrf_once`` and
+the cached ``url()``, removed after this script measured them at 25ed604).
 """
 
 from __future__ import annotations
@@ -91,34 +89,6 @@ def _engine() -> Any:
     from django.template import engines
 
     return engines["jinja2"]
-
-
-@contextlib.contextmanager
-def csrf_once_off() -> Iterator[None]:
-    engine = _engine()
-    processors = engine.template_context_processors  # a cached_property: set on the instance
-    engine.__dict__["template_context_processors"] = [p for p in processors if p.__name__ != "csrf_once"]
-    try:
-        yield
-    finally:
-        engine.__dict__["template_context_processors"] = processors
-
-
-def _plain_url(name: str, *args: Any, **kwargs: Any) -> str:
-    from django.urls import reverse
-
-    return reverse(name, args=args, kwargs=kwargs)
-
-
-@contextlib.contextmanager
-def cached_url_off() -> Iterator[None]:
-    env = _engine().env
-    cached = env.globals["url"]
-    env.globals["url"] = _plain_url
-    try:
-        yield
-    finally:
-        env.globals["url"] = cached
 
 
 def _plain_filter_bar_template() -> Any:
@@ -222,12 +192,6 @@ def _filter_bar(body: str) -> str:
     return body[start:end]
 
 
-def _tokens(body: str) -> set[str]:
-    return set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', body)) | set(
-        re.findall(r'"X-CSRFToken": "([^"]+)"', body)
-    )
-
-
 # --- statistics -----------------------------------------------------------------------
 
 
@@ -275,8 +239,6 @@ def _measure(rounds: int, seed: int) -> None:
     storages.enable()
     plain_bar = _plain_filter_bar_template()
     layers: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
-        "csrf_once": csrf_once_off,
-        "cached url()": cached_url_off,
         "hand-written filter bar": lambda: filter_bar_off(plain_bar),
         "auth backend": auth_backend_off,
     }
@@ -288,13 +250,13 @@ def _measure(rounds: int, seed: int) -> None:
                 stack.enter_context(off())
             yield
 
-    variants = {**layers, "all four": all_off}
+    variants = {**layers, "both": all_off}
     clients = {"superuser": _superuser_clients(), "bookkeeper": _clients(_bookkeeper())}
 
     def request(user: str, layer: str, off: bool) -> Callable[[], Any]:
         client_on, client_off = clients[user]
         # The auth layer is the session's backend: "off" uses the client signed in through ModelBackend.
-        uses_model_backend = off and layer in {"auth backend", "all four"}
+        uses_model_backend = off and layer in {"auth backend", "both"}
         client = client_off if uses_model_backend else client_on
 
         def call() -> Any:
@@ -322,12 +284,6 @@ def _measure(rounds: int, seed: int) -> None:
         # Each switch must change the page it is meant to change.
         for user in clients:
             _check(
-                "csrf_once",
-                lambda user=user: len(_tokens(run(user, "csrf_once", False).content.decode())),
-                lambda user=user: len(_tokens(run(user, "csrf_once", True).content.decode())),
-                lambda a, b: a == 1 and b > 1,
-            )
-            _check(
                 "the hand-written filter bar",
                 lambda user=user: run(user, "hand-written filter bar", False).content.decode(),
                 lambda user=user: run(user, "hand-written filter bar", True).content.decode(),
@@ -340,19 +296,6 @@ def _measure(rounds: int, seed: int) -> None:
                 lambda user=user: _auth_queries(lambda: run(user, "auth backend", True)),
                 lambda a, b: a == 1 and b > 1,
             )
-        calls: list[str] = []
-
-        def spy(name: str, *args: Any, **kwargs: Any) -> str:
-            calls.append(name)
-            return _plain_url(name, *args, **kwargs)
-
-        with cached_url_off():
-            _engine().env.globals["url"] = spy
-            run("superuser", "csrf_once", False)
-        if not calls:
-            raise SystemExit("switching off the cached url() changed nothing")
-        print(f"url() calls on the list page: {len(calls)} ({len(set(calls))} names)")
-
         rng = random.Random(seed)
         keys = [(user, layer) for user in clients for layer in variants]
         for _ in range(3):  # warm-up: every template compiled, every cache filled
