@@ -8,6 +8,12 @@ comes with its group names and both permission sets in one statement.
 Plain SQL, written once: the same query through the ORM (three ``ArrayAgg``
 over joins) cost 7 ms of Python a request to compile, against 1.5 ms for
 Django's own user query.
+
+Why it stays (``bench/speed_layers.py``, 2026-12-01, 100 000 items): with
+Django's ``ModelBackend`` instead, a bookkeeper's list page took 13.5 ms
+longer (+20 %, 95 % interval 11.3–14.6 ms; 3.9 ms of it this process's CPU)
+and a superuser's 5.1 ms (+7.6 %), on a loaded 2-core machine. Remove it when
+that script shows less than 5 % and 1 ms (``bench/README.md``, "Speed layers").
 """
 
 from __future__ import annotations

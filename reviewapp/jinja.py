@@ -13,8 +13,7 @@ the same meaning:
   (``locale/``), so a msgid is the same string it was under
   ``{% translate %}`` / ``{% blocktranslate %}``;
 - ``url(name, *args)``: ``reverse``; ``static(path)``: the static files storage;
-- ``csrf_input``, ``csrf_token`` (masked once a response:
-  ``context_processors.csrf_once``), ``request`` and the context processors'
+- ``csrf_input``, ``csrf_token``, ``request`` and the context processors'
   names (``perms``, ``user``, ``messages``, ``LANGUAGE_CODE``, ``csp_nonce``):
   put in by Django's backend for every page rendered with a request;
 - the filters Django's pages used (``date``, ``time``, ``timeuntil``,
@@ -29,7 +28,6 @@ numbers and dates localized. A missing name or attribute prints nothing.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,7 +35,8 @@ import jinja2
 from django.contrib.staticfiles.storage import staticfiles_storage
 from django.template import defaultfilters, engines
 from django.template.backends.jinja2 import Jinja2
-from django.urls import get_script_prefix, get_urlconf, reverse
+from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
+from django.urls import reverse
 from django.utils import translation
 from django.utils.formats import localize
 from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # public, not in django-stubs
@@ -52,16 +51,7 @@ from reviewapp.rendering_caps import PRINTED_MARKUP_MAX_CHARS, PRINTED_TEXT_MAX_
 
 def url(name: str, *args: Any, **kwargs: Any) -> str:
     """``{% url name arg %}``: the path of a named URL."""
-    if args or kwargs:
-        return reverse(name, args=args, kwargs=kwargs)
-    # A page names a dozen URLs without arguments (the header's links); reverse()
-    # walks the URL patterns each time. Its answer changes only with these keys.
-    return _fixed_path(name, get_script_prefix(), get_urlconf())
-
-
-@functools.lru_cache(maxsize=256)
-def _fixed_path(name: str, script_prefix: str, urlconf: str | None) -> str:
-    return reverse(name)
+    return reverse(name, args=args, kwargs=kwargs)
 
 
 def _finalize(value: Any) -> Any:
@@ -147,7 +137,13 @@ def render_block(template_name: str, block: str, context: dict[str, Any], reques
     """
     engine = _engine()
     template = engine.env.get_template(template_name)
-    full = {**context, "request": request}  # csrf_input and csrf_token: a context processor
+    # What Django's backend adds to a page rendered with a request (its Template.render).
+    full = {
+        **context,
+        "request": request,
+        "csrf_input": csrf_input_lazy(request),
+        "csrf_token": csrf_token_lazy(request),
+    }
     for processor in engine.template_context_processors:
         full.update(processor(request))
     render: Any = template.blocks[block]

@@ -119,8 +119,7 @@ TEMPLATES = [
         "APP_DIRS": False,
         "OPTIONS": {
             "environment": "reviewapp.jinja.environment",
-            # After the backend's own csrf_input/csrf_token, which it masks at every print.
-            "context_processors": [*_CONTEXT_PROCESSORS, "reviewapp.context_processors.csrf_once"],
+            "context_processors": _CONTEXT_PROCESSORS,
         },
     },
     # The admin's templates and Django's form widgets, from the installed apps.
@@ -235,7 +234,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# ModelBackend, with the user's roles and permissions loaded in the user's own query.
+# ModelBackend, with the user's roles and permissions loaded in the user's own query (measured: bench/speed_layers.py).
 AUTHENTICATION_BACKENDS = ["reviewapp.auth_backend.UserWithRolesBackend"]
 LOGIN_URL = "login"
 # After this many failed logins for one username from one address within the

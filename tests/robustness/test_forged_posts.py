@@ -108,24 +108,24 @@ def test_every_post_without_the_csrf_token_is_refused_and_writes_nothing(bookkee
     assert not GoldenCase.objects.exists()
 
 
-def test_the_token_a_page_prints_is_masked_once_and_answers_from_its_form_and_htmx(bookkeeper) -> None:  # type: ignore[no-untyped-def]
+def test_the_tokens_a_page_prints_are_masked_and_answer_from_its_form_and_htmx(bookkeeper) -> None:  # type: ignore[no-untyped-def]
     item = moved("context")
     keeper = Client(enforce_csrf_checks=True, raise_request_exception=False)
     keeper.force_login(bookkeeper)
     page = keeper.get(reverse("item_detail", args=[item.pk])).content.decode()
-    printed = set(re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page))
-    printed |= set(re.findall(r'"X-CSRFToken": "([^"]+)"', page))
-    # One masked token for the whole page (the header's forms, the answer form, htmx's header) …
-    assert len(printed) == 1
-    (token,) = printed
-    # … masked, not the cookie's secret itself (the mask is what differs between responses) …
-    assert token != keeper.cookies["csrftoken"].value
-    assert keeper.get(reverse("item_detail", args=[item.pk])).content.decode().count(token) == 0
-    # … and the server takes it from a form field and from htmx's header alike.
-    htmx = keeper.post(_answer(item), GOOD_CONTEXT_FORM, headers={"HX-Request": "true", "X-CSRFToken": token})
+    forms = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    (htmx_token,) = re.findall(r'"X-CSRFToken": "([^"]+)"', page)
+    # The header's two forms and the answer form each print one.
+    assert len(forms) >= 3
+    # Masked, not the cookie's secret itself (the mask is what differs between responses) …
+    assert keeper.cookies["csrftoken"].value not in {*forms, htmx_token}
+    later = keeper.get(reverse("item_detail", args=[item.pk])).content.decode()
+    assert not any(token in later for token in {*forms, htmx_token})
+    # … and the server takes them from a form field and from htmx's header alike.
+    htmx = keeper.post(_answer(item), GOOD_CONTEXT_FORM, headers={"HX-Request": "true", "X-CSRFToken": htmx_token})
     assert htmx.status_code == 200
     assert InboxItem.objects.get(pk=item.pk).channel_context["user_note"] == "Fika med kund"
-    assert keeper.post(reverse("logout"), {"csrfmiddlewaretoken": token}).status_code == 302
+    assert keeper.post(reverse("logout"), {"csrfmiddlewaretoken": forms[0]}).status_code == 302
 
 
 # --- Roles ----------------------------------------------------------------------------------
