@@ -19,6 +19,8 @@ from django.db import connections
 from django.test import Client
 
 import clarifications
+from devtools.demo import DemoData
+from devtools.demo_rows import organisation
 from reviewapp import states
 from reviewapp.bookkeeping.models import (
     Company,
@@ -30,7 +32,6 @@ from reviewapp.bookkeeping.models import (
     WhatsappMessage,
     WhatsappPhoneLink,
 )
-from reviewapp.demo import DemoData, organisation
 from reviewapp.models import ClarificationEvent, GoldenCase, IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 
@@ -404,7 +405,7 @@ def test_it_refuses_to_create_demo_users_in_production(settings):
 
 
 def test_demo_receipts_print_amounts_the_swedish_way():
-    from reviewapp.demo import kronor
+    from devtools.receipts import kronor
 
     assert kronor(1044.0) == "1\xa0044,00"
     assert kronor(None) == "-"
