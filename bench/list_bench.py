@@ -159,7 +159,8 @@ def _seed_to(size: int) -> tuple[float, float]:
     """Top the replica up to ``size`` items and sync the read model; (seconds seeding, seconds polling)."""
     from django.core.management import call_command
 
-    from reviewapp import demo, sync
+    from devtools import demo
+    from reviewapp import sync
     from reviewapp.bookkeeping.models import InboxItem
 
     have = InboxItem.objects.count()

@@ -166,7 +166,8 @@ def _seed(items: int) -> None:
     from django.core.management import call_command
     from django.db import connections
 
-    from reviewapp import demo, sync
+    from devtools import demo
+    from reviewapp import sync
     from reviewapp.bookkeeping import replica
     from reviewapp.bookkeeping.models import InboxItem
 

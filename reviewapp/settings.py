@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "reviewapp",
     "reviewapp.bookkeeping",
+    "devtools",  # seed_demo, simulate_intake, create_bookkeeping_replica: replica databases only
 ]
 
 MIDDLEWARE = [

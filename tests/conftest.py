@@ -23,18 +23,26 @@ def _fast_and_local(settings, tmp_path):  # type: ignore[no-untyped-def]
     # MD5 hashing keeps user creation fast; plain static storage needs no
     # collectstatic manifest; uploads go to a throwaway folder.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.MEDIA_ROOT = tmp_path / "media"
     settings.STORAGES = {
         **django_settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-    settings.MEDIA_ROOT = tmp_path / "media"
+
+
+@pytest.fixture(autouse=True)
+def documents_bucket(_fast_and_local, settings, tmp_path) -> Path:  # type: ignore[no-untyped-def]
+    """accounted's ``documents`` bucket, in a throwaway folder; the folder is returned.
+
+    Setting STORAGES fires setting_changed, which drops the cached backends, so
+    ``storages["documents"]`` is a fresh FileSystemStorage at this location in every test.
+    """
+    bucket = tmp_path / "bucket"
     settings.STORAGES = {
         **settings.STORAGES,
-        "documents": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": tmp_path / "documents"},
-        },
+        "documents": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": bucket}},
     }
+    return bucket
 
 
 @pytest.fixture(autouse=True)

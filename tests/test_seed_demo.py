@@ -19,6 +19,8 @@ from django.db import connections
 from django.test import Client
 
 import clarifications
+from devtools.demo import DemoData
+from devtools.demo_rows import organisation
 from reviewapp import states
 from reviewapp.bookkeeping.models import (
     Company,
@@ -30,7 +32,6 @@ from reviewapp.bookkeeping.models import (
     WhatsappMessage,
     WhatsappPhoneLink,
 )
-from reviewapp.demo import DemoData, organisation
 from reviewapp.models import ClarificationEvent, GoldenCase, IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 
@@ -38,18 +39,6 @@ NOW = "2026-11-30T09:00:00+00:00"
 NOW_DT = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
 GOLDEN = Path(django_settings.BASE_DIR).parent / "shared" / "golden" / "clarifications.jsonl"
 JS_ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-
-
-@pytest.fixture(autouse=True)
-def _bucket(settings, tmp_path):  # type: ignore[no-untyped-def]
-    # accounted's documents bucket, in a throwaway folder.
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "documents": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": tmp_path / "bucket", "base_url": None},
-        },
-    }
 
 
 def _seed(**options) -> str:  # type: ignore[no-untyped-def]
@@ -101,7 +90,9 @@ def test_a_small_seed_puts_an_item_in_every_state_of_the_list():
 def test_the_read_model_agrees_with_the_library_on_every_demo_item():
     _seed(items=150, seed=5)
     indexed = {row.pk: row for row in IndexedItem.objects.all()}
-    for item in InboxItem.objects.all():
+    items = list(InboxItem.objects.all())
+    assert len(items) == len(indexed) == 150
+    for item in items:
         ctx = item.channel_context
         if isinstance(ctx, Undecodable):
             assert set(indexed[item.pk].state_keys) == {"malformed", "no_answers"}
@@ -331,7 +322,9 @@ def test_each_phone_has_one_conversation_whose_recent_questions_say_what_the_ite
 @pytest.mark.django_db
 def test_phone_numbers_are_stored_only_hashed_and_masked():
     _seed(items=10, seed=1)
-    for link in WhatsappPhoneLink.objects.all():
+    links = list(WhatsappPhoneLink.objects.all())
+    assert len(links) == len(organisation(NOW_DT).phone_links) == 12  # every member of a company but its viewer
+    for link in links:
         assert re.fullmatch(r"[0-9a-f]{64}", link.phone_hash)
         assert re.fullmatch(r"\+46 7\d \*\*\* \*\* \d\d", link.phone_masked)
 
@@ -404,7 +397,7 @@ def test_it_refuses_to_create_demo_users_in_production(settings):
 
 
 def test_demo_receipts_print_amounts_the_swedish_way():
-    from reviewapp.demo import kronor
+    from devtools.receipts import kronor
 
     assert kronor(1044.0) == "1\xa0044,00"
     assert kronor(None) == "-"

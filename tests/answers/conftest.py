@@ -174,17 +174,6 @@ def stored_context(item: InboxItem) -> dict[str, Any]:
     return item.channel_context
 
 
-@pytest.fixture(autouse=True)
-def documents_bucket(_fast_and_local, settings, tmp_path):  # type: ignore[no-untyped-def]
-    """accounted's ``documents`` bucket, in a throwaway folder."""
-    bucket = tmp_path / "bucket"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "documents": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": bucket}},
-    }
-    return bucket
-
-
 @pytest.fixture
 def item_factory(db):  # type: ignore[no-untyped-def]
     return moved_item

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import intake
+from devtools import intake_simulator as intake
 from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.bookkeeping.models import InboxItem

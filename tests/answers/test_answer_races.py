@@ -1,6 +1,6 @@
 """Concurrent answers and concurrent writers on PostgreSQL: row locks and compare-and-set are real here.
 
-The intake (simulated by ``reviewapp.intake``) reads ``channel_context``,
+The intake (simulated by ``devtools.intake_simulator``) reads ``channel_context``,
 changes it and writes it back without a lock; conversations are written
 with a compare-and-set on ``updated_at``. These tests run the app's answer
 against both, in threads, at the points where the two can meet.
@@ -21,7 +21,7 @@ from django.db import connections, transaction
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import intake
+from devtools import intake_simulator as intake
 from reviewapp.answers import writing
 from reviewapp.answers.channel_context import Written
 from reviewapp.answers.inputs import ContextAnswer

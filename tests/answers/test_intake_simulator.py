@@ -1,4 +1,4 @@
-"""The intake simulator (``reviewapp.intake``, ``manage.py simulate_intake``) against the contract's steps 2 to 9."""
+"""The intake simulator (``devtools.intake_simulator``, ``simulate_intake``) against the contract's steps 2 to 9."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp import intake
+from devtools import intake_simulator as intake
 from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import answer_question

@@ -19,7 +19,8 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from reviewapp import intake, sync
+from devtools import intake_simulator as intake
+from reviewapp import sync
 from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.resettle import resettle_app_answers
 from reviewapp.answers.writing import answer_question

@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import intake, sync
+from devtools import intake_simulator as intake
+from reviewapp import sync
 from reviewapp.models import IndexedItem
 from tests import factories
 

@@ -52,6 +52,7 @@ def test_a_missing_golden_file_fails_loudly_instead_of_skipping(
 def test_render_case_matches_the_reference(case: dict[str, Any] | None) -> None:
     case = _case(case)
     out = render_case(case["input"])
+    assert case["expected"], case["name"]
     for key, expected in case["expected"].items():
         assert out[key] == expected, key
     if "channel_context" in case["input"]:

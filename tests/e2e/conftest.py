@@ -27,6 +27,7 @@ from playwright.sync_api import (
     Page,
     Request,
     Response,
+    expect,
     sync_playwright,
 )
 
@@ -266,19 +267,28 @@ def make_user(django_db_serialized_rollback: None, transactional_db: None) -> Ca
 
 
 @pytest.fixture
-def log_in() -> Callable[[Page, str], None]:
-    """Log in through the real login form, starting from the inbox URL as a user would.
+def log_in() -> Callable[..., None]:
+    """``log_in(page, username, keyboard=False)``: through the real login form, from the inbox URL as a user would.
 
-    QA land on the prompt preview (``inbox.landing.after_login_url``), everyone else on the list.
+    With ``keyboard=True`` only keys are used: the user name has the focus when
+    the page loads, Tab reaches the password, Enter sends the form. QA land on
+    the prompt preview (``inbox.landing.after_login_url``), everyone else on the list.
     """
 
-    def _log_in(page: Page, username: str) -> None:
+    def _log_in(page: Page, username: str, *, keyboard: bool = False) -> None:
         page.goto("/")
         # LoginRequiredMiddleware sends an anonymous visitor to the login page.
         page.wait_for_url(re.compile(r"/accounts/login/"))
-        page.locator("#id_username").fill(username)
-        page.locator("#id_password").fill(factories.PASSWORD)
-        page.locator("main form button[type=submit]").click()
+        if keyboard:
+            expect(page.locator("#id_username")).to_be_focused()
+            page.keyboard.type(username)
+            page.keyboard.press("Tab")
+            page.keyboard.type(factories.PASSWORD)
+            page.keyboard.press("Enter")
+        else:
+            page.locator("#id_username").fill(username)
+            page.locator("#id_password").fill(factories.PASSWORD)
+            page.locator("main form button[type=submit]").click()
         page.wait_for_url(re.compile(r"^https?://[^/]+/((\?.*)?|preview/)$"))  # the inbox or, for QA, the preview
         page.locator("#preview-form" if "/preview/" in page.url else "#inbox-filters").wait_for()
 

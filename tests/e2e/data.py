@@ -3,7 +3,7 @@
 Two ways in: ``item`` writes a whole ``channel_context`` at once (the shapes
 below), for items whose history does not matter to the journey;
 ``waiting_item`` and ``chat_item`` go through the intake simulator
-(``reviewapp.intake``): the question asked in WhatsApp, its conversation
+(``devtools.intake_simulator``): the question asked in WhatsApp, its conversation
 entry, the audit events, and 48 hours later the sweep moving it to the app,
 so the queue's order comes from the expiry, as it does in production.
 """
@@ -23,7 +23,8 @@ from django.db import connections
 from django.utils import timezone
 from playwright.sync_api import Page
 
-from reviewapp import intake, sync
+from devtools import intake_simulator as intake
+from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories

@@ -10,7 +10,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import intake, roles
+from devtools import intake_simulator as intake
+from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories

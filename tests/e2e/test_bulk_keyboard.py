@@ -102,20 +102,15 @@ def _queue(company: Company) -> dict[str, Any]:
 
 @pytest.mark.e2e
 def test_ten_answers_five_of_them_in_one_bulk_answer_with_the_keyboard_alone(
-    new_page: Callable[..., Page], make_user: Callable[..., User]
+    new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[..., None]
 ) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Tegelbruket AB")
     q = _queue(company)
     page = new_page(width=1440, height=900)
     page.add_init_script(_POINTER_WATCH)
-    page.goto("/")
+    log_in(page, "bea", keyboard=True)
     keys = CountedKeyboard(page)
-    expect(page.locator("#id_username")).to_be_focused()
-    page.keyboard.type("bea")
-    page.keyboard.press("Tab")
-    page.keyboard.type(factories.PASSWORD)
-    page.keyboard.press("Enter")
 
     # The queue: the five taxis wait longest.
     expect(page.locator("tr.inbox-row")).to_have_count(10)
@@ -214,7 +209,7 @@ def test_ten_answers_five_of_them_in_one_bulk_answer_with_the_keyboard_alone(
 
 @pytest.mark.e2e
 def test_the_bulk_screen_at_390_px_is_accessible_and_does_not_scroll_sideways(
-    new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+    new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[..., None]
 ) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Tegelbruket AB")

@@ -76,7 +76,9 @@ def _at(item: InboxItem) -> re.Pattern[str]:
 
 
 @pytest.mark.e2e
-def test_bookkeeper_answers_three_items_with_the_keyboard_alone(page: Page, make_user: Callable[..., User]) -> None:
+def test_bookkeeper_answers_three_items_with_the_keyboard_alone(
+    page: Page, make_user: Callable[..., User], log_in: Callable[..., None]
+) -> None:
     make_user(roles.BOOKKEEPER, username="bea")
     company = factories.make_company(name="Tegelbruket AB")
     # The queue, longest waiting in the app first: one question of each kind.
@@ -87,14 +89,8 @@ def test_bookkeeper_answers_three_items_with_the_keyboard_alone(page: Page, make
     data.chat_item(company, "Pressbyrån", "context", asked_hours_ago=3)
 
     page.add_init_script(_POINTER_WATCH)
-    page.goto("/")
+    log_in(page, "bea", keyboard=True)  # not counted: logging in is not answering
     keys = CountedKeyboard(page)
-    # The login page: the user name has the focus (not counted: logging in is not answering).
-    expect(page.locator("#id_username")).to_be_focused()
-    page.keyboard.type("bea")
-    page.keyboard.press("Tab")
-    page.keyboard.type(factories.PASSWORD)
-    page.keyboard.press("Enter")
 
     # The queue, where a bookkeeper lands.
     expect(page.locator("#facet-needs_answer")).to_be_checked()

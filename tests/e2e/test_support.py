@@ -12,7 +12,8 @@ from django.db import connections
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import intake, roles
+from devtools import intake_simulator as intake
+from reviewapp import roles
 from reviewapp.answers.inputs import ResendAnswer
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import Company, InboxItem

@@ -55,6 +55,7 @@ def test_qa_saves_the_previewed_input_with_what_it_renders_to_now(qa, qa_client)
     assert response["Location"] == reverse("golden_case_detail", args=[case.pk])
     assert case.input == record["input"]
     assert case.created_by == qa
+    assert record["expected"]
     for key, value in record["expected"].items():
         assert canonical(case.expected[key]) == canonical(value)
     assert case.expected["problems"] == []

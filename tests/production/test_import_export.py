@@ -27,17 +27,6 @@ MOVED_CONTEXT = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _bucket(settings, tmp_path):  # type: ignore[no-untyped-def]
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "documents": {
-            "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": tmp_path / "bucket", "base_url": None},
-        },
-    }
-
-
 def _sql(query: str, params: list | None = None) -> list[tuple]:
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute(query, params or [])

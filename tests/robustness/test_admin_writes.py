@@ -98,7 +98,9 @@ def _json_fields_of_the_add_form() -> list[str]:
 @pytest.mark.parametrize("key", ODD_JSON)
 def test_odd_json_in_the_golden_case_admin_is_a_form_error_and_nothing_is_saved(key):
     client = lenient(staff_superuser())
-    for field in _json_fields_of_the_add_form():
+    fields = _json_fields_of_the_add_form()
+    assert fields, "the add form has no JSON field left to try"
+    for field in fields:
         response = client.post(reverse("admin:reviewapp_goldencase_add"), _golden_post(**{field: ODD_JSON[key]}))
         assert response.status_code == 200, field
         assert 'class="errorlist' in response.content.decode(), field

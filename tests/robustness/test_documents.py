@@ -25,14 +25,10 @@ PATHS = {
 
 
 @pytest.fixture
-def bucket(settings, tmp_path):  # type: ignore[no-untyped-def]
-    root = tmp_path / "bucket"
-    (root / "documents").mkdir(parents=True)
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "documents": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": root}},
-    }
-    return root
+def bucket(documents_bucket):  # type: ignore[no-untyped-def]
+    # A bucket in use: its documents/ folder exists, so a path naming a folder finds one.
+    (documents_bucket / "documents").mkdir(parents=True)
+    return documents_bucket
 
 
 @pytest.mark.parametrize("key", PATHS)

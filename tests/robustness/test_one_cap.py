@@ -26,7 +26,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from reviewapp import intake, rendering_caps
+from devtools import intake_simulator as intake
+from reviewapp import rendering_caps
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories

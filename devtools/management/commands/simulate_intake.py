@@ -7,7 +7,7 @@ what accounted's AI interpreter read in it: ``--participant "Name|Company"``,
 reply with none of them is the unreadable one; an exact "nej" is a denial),
 ``half-answer``, ``deny``, ``expire`` (accounted's sweep of the conversation
 awaiting the item), ``late-reply`` (``--unquoted`` quotes nothing: routed by
-the whole conversation). Each step is written as ``reviewapp.intake``
+the whole conversation). Each step is written as ``devtools.intake_simulator``
 describes. Refuses any database that is not a replica made by
 ``create_bookkeeping_replica``.
 """
@@ -20,7 +20,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import intake, sync
+from devtools import intake_simulator as intake
+from reviewapp import sync
 from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.bookkeeping.replica import ReplicaRefused, require_replica
 

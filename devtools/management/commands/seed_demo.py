@@ -1,7 +1,7 @@
 """python manage.py seed_demo [--items N] [--seed S] [--now ISO] [--if-empty] [--no-users] [--receipt-files N]
     [--allow-production]
 
-Fills the bookkeeping replica the way accounted's intake would (``reviewapp.demo``)
+Fills the bookkeeping replica the way accounted's intake would (``devtools.demo``)
 and refuses any database that ``create_bookkeeping_replica`` did not make: a real
 accounted database is never written to. Rows go in with COPY in one transaction
 (all or nothing); receipt images go to the ``documents`` storage under their
@@ -28,7 +28,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections, transaction
 from django.utils import timezone
 
-from reviewapp import demo, roles, sync
+from devtools import demo, demo_rows
+from reviewapp import roles, sync
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
@@ -61,7 +62,7 @@ def _insert_new(cursor: Any, table: str, columns: Sequence[str], rows: list[tupl
         )
 
 
-def _prefetched(batches: Iterator[demo.Batch]) -> Iterator[demo.Batch]:
+def _prefetched(batches: Iterator[demo_rows.Batch]) -> Iterator[demo_rows.Batch]:
     """The same batches, the next one made while the database stores this one (COPY waits on the server)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(next, batches, None)
@@ -122,17 +123,17 @@ class Command(BaseCommand):
 
     def _seed(self, count: int, seed: int, now: dt.datetime, receipt_files: int | None = None) -> None:
         started = time.monotonic()
-        org = demo.organisation(now)
+        org = demo_rows.organisation(now)
         data = demo.DemoData(seed=seed, now=now, org=org, receipt_files=receipt_files)
         bucket = storages["documents"]
         item_ids: list[uuid.UUID] = []
         app_answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]] = []
         with transaction.atomic(using=BOOKKEEPING_DB), connections[BOOKKEEPING_DB].cursor() as cursor:
-            _insert_new(cursor, "auth.users", demo.USER_COLUMNS, org.users)
-            _insert_new(cursor, "public.companies", demo.COMPANY_COLUMNS, org.companies)
-            _insert_new(cursor, "public.company_members", demo.MEMBER_COLUMNS, org.members)
-            _insert_new(cursor, "public.suppliers", demo.SUPPLIER_COLUMNS, org.suppliers)
-            _insert_new(cursor, "public.whatsapp_phone_links", demo.PHONE_COLUMNS, org.phone_links)
+            _insert_new(cursor, "auth.users", demo_rows.USER_COLUMNS, org.users)
+            _insert_new(cursor, "public.companies", demo_rows.COMPANY_COLUMNS, org.companies)
+            _insert_new(cursor, "public.company_members", demo_rows.MEMBER_COLUMNS, org.members)
+            _insert_new(cursor, "public.suppliers", demo_rows.SUPPLIER_COLUMNS, org.suppliers)
+            _insert_new(cursor, "public.whatsapp_phone_links", demo_rows.PHONE_COLUMNS, org.phone_links)
             for batch in _prefetched(data.batches(count, BATCH)):
                 if not item_ids:
                     self._refuse_a_seed_already_loaded(cursor, batch.items[0][0], seed)
@@ -158,15 +159,15 @@ class Command(BaseCommand):
         if cursor.fetchone():
             raise CommandError(f"The demo data of --seed {seed} is in the replica already; use another --seed.")
 
-    def _write(self, cursor: Any, batch: demo.Batch) -> None:
-        _copy(cursor, "public.document_attachments", demo.DOCUMENT_COLUMNS, batch.documents)
-        _copy(cursor, "public.supplier_invoices", demo.BOOKING_COLUMNS, batch.supplier_invoices)
-        _copy(cursor, "public.journal_entries", demo.BOOKING_COLUMNS, batch.journal_entries)
+    def _write(self, cursor: Any, batch: demo_rows.Batch) -> None:
+        _copy(cursor, "public.document_attachments", demo_rows.DOCUMENT_COLUMNS, batch.documents)
+        _copy(cursor, "public.supplier_invoices", demo_rows.BOOKING_COLUMNS, batch.supplier_invoices)
+        _copy(cursor, "public.journal_entries", demo_rows.BOOKING_COLUMNS, batch.journal_entries)
         # The photo is stored before its item and linked to it once the item exists, as the intake does.
-        _copy(cursor, "public.whatsapp_messages", demo.MESSAGE_COLUMNS, batch.photos)
-        _copy(cursor, "public.invoice_inbox_items", demo.ITEM_COLUMNS, batch.items)
-        _copy(cursor, "public.whatsapp_messages", demo.MESSAGE_COLUMNS, batch.messages)
-        _copy(cursor, "public.processing_history", demo.EVENT_COLUMNS, batch.events)
+        _copy(cursor, "public.whatsapp_messages", demo_rows.MESSAGE_COLUMNS, batch.photos)
+        _copy(cursor, "public.invoice_inbox_items", demo_rows.ITEM_COLUMNS, batch.items)
+        _copy(cursor, "public.whatsapp_messages", demo_rows.MESSAGE_COLUMNS, batch.messages)
+        _copy(cursor, "public.processing_history", demo_rows.EVENT_COLUMNS, batch.events)
         links = batch.photo_links
         if links:
             messages = [message for message, _ in links]
@@ -181,7 +182,7 @@ class Command(BaseCommand):
     def _write_conversations(self, cursor: Any, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
-        columns = demo.CONVERSATION_COLUMNS
+        columns = demo_rows.CONVERSATION_COLUMNS
         changed = ", ".join(f"{name} = EXCLUDED.{name}" for name in columns[2:-1])
         cursor.executemany(
             f"""INSERT INTO public.whatsapp_conversations ({", ".join(columns)})
@@ -192,14 +193,14 @@ class Command(BaseCommand):
 
     def _write_app_answers(self, answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]]) -> None:
         """The review app's own log of the answers the demo bookkeeper gave in the app."""
-        user = User.objects.filter(username=demo.APP_USER).first()
+        user = User.objects.filter(username=demo_rows.APP_USER).first()
         ClarificationEvent.objects.bulk_create(
             ClarificationEvent(
                 item_id=item_id,
                 event_type=ClarificationEvent.ANSWERED,
                 question_type=question,
                 actor=user,
-                actor_label=demo.APP_USER,
+                actor_label=demo_rows.APP_USER,
                 channel=ClarificationEvent.Channel.APP,
                 payload=payload,
                 occurred_at=moment,
