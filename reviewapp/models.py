@@ -323,13 +323,16 @@ class OverviewEvent(models.Model):
     class Meta:
         # Every column the overview's statement reads, so both serve it from the index alone.
         indexes = [
+            models.Index(fields=["day", "kind", "person", "denied"], name="overview_event_day_idx"),
             models.Index(
-                fields=["day", "kind", "person", "denied"], include=["person_label"], name="overview_event_day_idx"
+                fields=["company_id", "day", "kind", "person", "denied"], name="overview_event_company_day_idx"
             ),
+            # The answers of people since deleted: counted by the name they were logged with.
             models.Index(
-                fields=["company_id", "day", "kind", "person", "denied"],
-                include=["person_label"],
-                name="overview_event_company_day_idx",
+                fields=["day"],
+                include=["company_id", "person_label", "denied"],
+                name="overview_event_unnamed_idx",
+                condition=models.Q(kind="app", person__isnull=True),
             ),
             # How far the copy of the app's answers has read: the highest log id copied.
             models.Index(fields=["seq"], name="overview_event_app_seq_idx", condition=models.Q(kind="app")),

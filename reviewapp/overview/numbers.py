@@ -12,8 +12,9 @@ days) or the number of items, and none on accounted's:
    left out: they are not new answers), and of the answers the denials. One
    index answers it (``overview_event_company_day_idx`` for a user scoped to
    companies, ``overview_event_day_idx`` for one who sees them all);
-2. the read model (``IndexedItem``): the queue now, its size, oldest wait and
-   the distribution of waits from ``moved_to_app_at`` in one statement, and
+2. the read model (``IndexedItem``): the queue now in one statement, its size
+   from the read model's tally (``inbox_state_tally``), its oldest wait and the
+   distribution of waits from ``moved_to_app_at``, and
 3. the median as the middle row(s) of the queue's own index
    (``index_queue_idx``) rather than a sort of every waiting row.
 
@@ -33,7 +34,7 @@ from zoneinfo import ZoneInfo
 from django.db import connections
 from django.utils import timezone
 
-from reviewapp import access
+from reviewapp import access, states
 from reviewapp.models import IndexedItem, OverviewEvent
 
 ZONE_NAME: Final = "Europe/Stockholm"
@@ -47,24 +48,30 @@ CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 # Each kind of copied event's place in a day's totals (moved, in the app, in the chat).
 _COLUMN: Final = {OverviewEvent.MOVED: 0, OverviewEvent.APP: 1, OverviewEvent.CHAT: 2}
 
+_NEEDS_ANSWER_BIT: Final = 1 << states.STATE_KEYS.index("needs_answer")
+
 # Upper bounds of the waiting-time buckets, in days; the last bucket is open.
 WAIT_BUCKET_DAYS: Final = (1, 3, 7, 14, 30)
 
 # Grouped first, named after: the names of at most a few dozen people, not of every answer.
-# A deleted person's answers keep the name they were logged with (their own group).
+# Grouped by the person's id, not their name (numbers hash and sort in half the time
+# of text); only the answers of people since deleted, whose logged name is all that
+# is left of them, are grouped by it, read through their own small index.
 _COUNTS_SQL: Final = """
     WITH counted AS (
-        SELECT day, kind, person_id,
-               CASE WHEN person_id IS NULL THEN person_label END AS label,
-               count(*) AS n,
-               count(*) FILTER (WHERE denied) AS denied
+        SELECT day, kind, person_id, NULL AS label, denied, count(*) AS n
         FROM reviewapp_overviewevent
-        WHERE day >= %(first)s {scope}
-        GROUP BY 1, 2, 3, 4
+        WHERE day >= %(first)s {scope} AND (kind <> %(app)s OR person_id IS NOT NULL)
+        GROUP BY day, kind, person_id, denied
+        UNION ALL
+        SELECT day, kind, NULL, person_label, denied, count(*)
+        FROM reviewapp_overviewevent
+        WHERE day >= %(first)s {scope} AND kind = %(app)s AND person_id IS NULL
+        GROUP BY day, kind, person_label, denied
     )
     SELECT c.day, c.kind, c.person_id,
            coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.username, c.label),
-           c.n, c.denied
+           c.denied, c.n
     FROM counted c
     LEFT JOIN auth_user u ON u.id = c.person_id
 """
@@ -122,15 +129,18 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
     Each count is its own subquery on purpose: a range of ``moved_to_app_at``
     is a range of the queue's index (``index_queue_idx``), where one pass
     with a FILTER per bucket reads every waiting row's time (at 100 000
-    waiting, 77 ms against about 25; bench/README.md).
+    waiting, 77 ms against about 25; bench/README.md). How many wait in all
+    is a sum over the read model's tally (migration 0002, kept by triggers
+    in the same transaction as every change), not a count of the queue.
     """
-    if access.company_ids(user) == frozenset():
+    visible = access.company_ids(user)
+    if visible == frozenset():
         # No company: nothing waits (and Django compiles no SQL for "id IN ()").
         return Queue(0, None, None, (0,) * (len(WAIT_BUCKET_DAYS) + 1))
     waiting = IndexedItem.objects.needs_answer().visible_to(user)
     bounds = [now - dt.timedelta(days=d) for d in WAIT_BUCKET_DAYS]
     parts = {
-        "waiting": _count(waiting),
+        "waiting": _tally_waiting(visible),
         "untimed": _count(waiting.filter(moved_to_app_at__isnull=True)),
         "oldest": waiting.filter(moved_to_app_at__isnull=False).queue_order().values("moved_to_app_at")[:1],
         # Waited less than each bound: the buckets are the differences.
@@ -147,6 +157,14 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
         median_wait_hours=_median_wait(waiting, timed, now),
         buckets=tuple(buckets),
     )
+
+
+def _tally_waiting(companies: frozenset[Any] | None) -> tuple[str, tuple[Any, ...]]:
+    # The tally's rows are sets of states as bits, bit i for STATE_KEYS[i] (migration 0002).
+    sql = "SELECT coalesce(sum(n), 0)::bigint FROM inbox_state_tally WHERE states & %s <> 0"
+    if companies is None:
+        return sql, (_NEEDS_ANSWER_BIT,)
+    return sql + " AND company_id = ANY(%s::uuid[])", (_NEEDS_ANSWER_BIT, [str(c) for c in companies])
 
 
 def _count(queryset: Any) -> tuple[str, tuple[Any, ...]]:
@@ -188,11 +206,14 @@ def _hours(delta: dt.timedelta) -> float:
 
 def counts_by_day(
     companies: Sequence[str] | None, first: dt.date
-) -> list[tuple[dt.date, str, int | None, str | None, int, int]]:
-    """(day, kind, person id, person's name, events, denials) from ``first`` on, for these companies (None: all)."""
+) -> list[tuple[dt.date, str, int | None, str | None, bool, int]]:
+    """(day, kind, person id, person's name, denied, events) from ``first`` on, for these companies (None: all)."""
     scope = "" if companies is None else "AND company_id = ANY(%(companies)s::uuid[])"
     with connections["default"].cursor() as cursor:
-        cursor.execute(_COUNTS_SQL.format(scope=scope), {"first": first, "companies": list(companies or [])})
+        cursor.execute(
+            _COUNTS_SQL.format(scope=scope),
+            {"first": first, "companies": list(companies or []), "app": OverviewEvent.APP},
+        )
         return cursor.fetchall()
 
 
@@ -209,10 +230,11 @@ def overview(user: Any, days: int, *, whole_team: bool, now: dt.datetime | None 
     totals: dict[dt.date, list[int]] = {}
     # Keyed by user id; a deleted user's answers stay under the name they were logged with.
     people: dict[int | str, tuple[str, dict[dt.date, int]]] = {}
-    for day, kind, person_id, name, n, denied in counts_by_day(scope, dates[0]):
+    for day, kind, person_id, name, denied, n in counts_by_day(scope, dates[0]):
         day_totals = totals.setdefault(day, [0, 0, 0, 0])
         day_totals[_COLUMN[kind]] += n
-        day_totals[3] += denied
+        if denied:
+            day_totals[3] += n
         if kind == OverviewEvent.APP and (whole_team or person_id == user.pk):
             key: int | str = person_id if person_id is not None else f"label:{name}"
             per_day = people.setdefault(key, (name or "?", {}))[1]
