@@ -49,15 +49,19 @@ import sys
 import sysconfig
 import tempfile
 import time
-import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import benchdb
+# The names other scripts import from here stay: the set-up and the timing are common's.
+from common import DEFAULT_BASE, ROOT, bench_databases, database_urls, migrate
+from common import p90 as _p90
+from common import plain_storages as _plain_storages
+from common import setup_django as _setup_django
+from common import sql as _execute
+from common import superuser_client as _client
+from common import time_calls as _time
+from common import time_round_robin as _time_round_robin
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
 REVIEW_DB = "bench_list_review"
 BOOKKEEPING_DB_NAME = "bench_list_bookkeeping"
 READ_MODEL_TABLES = ("reviewapp_indexeditem", "inbox_state_tally")
@@ -94,65 +98,6 @@ PROFILED = [
     ("preview page", "/preview/?item={item}"),
 ]
 PROFILE_TOP = 25
-
-
-def _setup_django(review_url: str, bookkeeping_url: str, media_root: str) -> None:
-    os.environ["DATABASE_URL"] = review_url
-    os.environ["BOOKKEEPING_DATABASE_URL"] = bookkeeping_url
-    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ["DEBUG"] = "0"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["MEDIA_ROOT"] = media_root
-    os.environ.pop("DOCUMENTS_ROOT", None)  # the receipts go under MEDIA_ROOT
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
-    sys.path.insert(0, str(ROOT))
-    # WhiteNoise looks for collected static files, which one process does not need.
-    warnings.filterwarnings("ignore", message="No directory at")
-    import django
-
-    django.setup()
-
-
-def _time(call: Callable[[], Any], repeat: int) -> list[float]:
-    for _ in range(2):  # warm caches and connections
-        call()
-    timings = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        timings.append((time.perf_counter() - started) * 1000)
-    return timings
-
-
-def _time_round_robin(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
-    """Milliseconds of each call, ``repeat`` rounds of all of them in turn.
-
-    On a shared machine speed comes and goes in phases of seconds; taking
-    the requests in turn puts each phase on all of them alike, so their
-    ratios hold even when the absolute figures wander.
-    """
-    for _ in range(2):  # warm caches and connections
-        for call in calls.values():
-            call()
-    timings: dict[str, list[float]] = {label: [] for label in calls}
-    for _ in range(repeat):
-        for label, call in calls.items():
-            started = time.perf_counter()
-            call()
-            timings[label].append((time.perf_counter() - started) * 1000)
-    return timings
-
-
-def _p90(timings: list[float]) -> float:
-    return statistics.quantiles(timings, n=10)[-1] if len(timings) >= 2 else timings[0]
-
-
-def _execute(alias: str, sql: str) -> None:
-    from django.db import connections
-
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql)
 
 
 def _seed_to(size: int) -> tuple[float, float]:
@@ -224,26 +169,6 @@ def _plans(label: str, path: str, alias: str, queries: list[dict[str, Any]], eve
             shown = "\n".join([*in_effect, sql])
             plans.append(f"### {label}: {path} ({alias})\n\n{shown}\n\n{_explain(alias, sql, in_effect)}\n")
     return plans
-
-
-def _plain_storages() -> dict[str, Any]:
-    from django.conf import settings
-
-    # No collectstatic manifest needed in one process.
-    return {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-
-
-def _client() -> Any:
-    from django.contrib.auth.models import User
-    from django.test import Client
-
-    user, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def _run_size(size: int, repeat: int, explain: bool, profile: int) -> dict[str, Any]:
@@ -407,36 +332,20 @@ def main() -> None:
     args = parser.parse_args()
     if args.repeat < 2:
         parser.error("--repeat must be 2 or more (a median and a 90th percentile)")
-    base = args.base_url.rstrip("/")
-    review_url, bookkeeping_url = f"{base}/{REVIEW_DB}", f"{base}/{BOOKKEEPING_DB_NAME}"
-    if not args.reuse:
-        benchdb.recreate_database(review_url)
-        benchdb.recreate_database(bookkeeping_url)
+    review_url, bookkeeping_url = database_urls(args.base_url, REVIEW_DB, BOOKKEEPING_DB_NAME)
     # The receipts seed_demo writes: beside the databases, kept and dropped with them.
     media_root = os.path.join(tempfile.gettempdir(), "bench_list_media")
     if not args.reuse:
         shutil.rmtree(media_root, ignore_errors=True)
     all_results = {}
     try:
-        _setup_django(review_url, bookkeeping_url, media_root)
-        from django.core.management import call_command
-        from django.db import connections
-
-        from reviewapp.bookkeeping import replica
-
-        call_command("migrate", verbosity=0)
-        if not replica.has_inbox_table(connections["bookkeeping"]):
-            replica.create()
-        for size in sorted(args.sizes):
-            all_results[size] = _run_size(size, args.repeat, args.explain, args.profile)
+        with bench_databases(review_url, bookkeeping_url, keep=args.keep, reuse=args.reuse):
+            _setup_django(review_url, bookkeeping_url, media_root)
+            migrate()
+            for size in sorted(args.sizes):
+                all_results[size] = _run_size(size, args.repeat, args.explain, args.profile)
     finally:
-        if "django" in sys.modules:
-            from django.db import connections
-
-            connections.close_all()
         if not args.keep:
-            benchdb.recreate_database(review_url, drop_only=True)
-            benchdb.recreate_database(bookkeeping_url, drop_only=True)
             shutil.rmtree(media_root, ignore_errors=True)
     if len(all_results) > 1:
         small, large = min(all_results), max(all_results)

@@ -23,34 +23,44 @@ plain SQL (``generate_series``, as ``bench/sync_bench.py`` does):
   rather than by ``sync.poll()`` (222 s at 1 M, measured by sync_bench):
   the overview only reads it.
 
-Then copies the question events into the review database as every sync
-poll does (``reviewapp.overview.events.copy_new``, timed: the first poll
-after this release does it once for the whole history), VACUUM ANALYZE both, and times with Django's test client (whole
-middleware stack, no network), medians and 90th percentiles of ``--repeat``
-rounds after two warm-up rounds, each round taking every request in turn:
-the page for a superuser at 7, 30 and 90 days, for a bookkeeper assigned 10
-of the 20 companies, and the API. It prints the SQL statements each request
-sends to each database and, with ``--explain``, the plans of the three
-statements of the 90-day page, and the time each statement takes alone.
+Then copies the question events and the app's answers into the review
+database as every sync poll does (``reviewapp.overview.events.copy_new``,
+each timed: the first poll after the overview's release does it once for the
+whole history), VACUUM ANALYZE both, and times with Django's test client
+(whole middleware stack, no network), medians and 90th percentiles of
+``--repeat`` rounds after two warm-up rounds, each round taking every request
+in turn: the page and the API for a superuser (every company) at 7, 30 and 90
+days, and for a bookkeeper assigned 10 of the 20 companies. It prints the
+load average before and after, the SQL statements each request sends to each
+database, the time each of the overview's statements takes alone and, with
+``--explain``, their plans for both users at 90 days.
+
+``--reuse`` measures what an earlier ``--keep`` run left, after migrating it
+(a migration that copies, as 0020 does, is timed).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
-import tempfile
 import time
-import warnings
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import benchdb
+from common import (
+    DEFAULT_BASE,
+    bench_databases,
+    client_for,
+    database_urls,
+    load_average,
+    migrate,
+    p90,
+    plain_storages,
+    setup_django,
+    sql,
+    superuser,
+    time_round_robin,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
 REVIEW_DB = "bench_overview_review"
 BOOKKEEPING_DB_NAME = "bench_overview_bookkeeping"
 SPAN_DAYS = 3 * 365
@@ -85,39 +95,13 @@ ITEM_ID = "md5('bench-item-' || g)::uuid"
 CREATED = "(now() - interval '1 hour' - (g * %(span)s / %(items)s) * interval '1 day')"
 
 
-def _setup_django(review_url: str, bookkeeping_url: str) -> None:
-    os.environ["DATABASE_URL"] = review_url
-    os.environ["BOOKKEEPING_DATABASE_URL"] = bookkeeping_url
-    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ["DEBUG"] = "0"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="bench-overview-media-")
-    # The fill's INSERTs of a million rows run longer than the app's 15 s per statement.
-    os.environ["BOOKKEEPING_STATEMENT_TIMEOUT"] = "0"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
-    sys.path.insert(0, str(ROOT))
-    warnings.filterwarnings("ignore", message="No directory at")
-    import django
-
-    django.setup()
-
-
-def _sql(alias: str, sql: str, params: Any = None) -> list[tuple[Any, ...]]:
-    from django.db import connections
-
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall() if cursor.description else []
-
-
 def _fill(items: int) -> float:
     """Fill both databases with ``items`` items and their events; the seconds it took."""
     from django.contrib.auth.models import User
 
     started = time.perf_counter()
-    owner = _sql("bookkeeping", "INSERT INTO auth.users (email) VALUES ('bench@example.se') RETURNING id")[0][0]
-    _sql(
+    owner = sql("bookkeeping", "INSERT INTO auth.users (email) VALUES ('bench@example.se') RETURNING id")[0][0]
+    sql(
         "bookkeeping",
         """INSERT INTO public.companies (id, name, entity_type, created_by)
            SELECT md5('bench-company-' || n)::uuid, 'Företag ' || n || ' AB', 'aktiebolag', %s
@@ -127,7 +111,7 @@ def _fill(items: int) -> float:
     company = "md5('bench-company-' || (mod(g, 20)))::uuid"
     shape = {"span": SPAN_DAYS, "items": items}
     contexts = ", ".join(f"({n}, %s::jsonb)" for n in CONTEXTS)
-    _sql(
+    sql(
         "bookkeeping",
         f"""WITH contexts(n, ctx) AS (VALUES {contexts})
             INSERT INTO public.invoice_inbox_items
@@ -177,28 +161,29 @@ def _fill(items: int) -> float:
         ),
     ]
     for aggregate, kind, actor, after, where in steps:
-        _sql("bookkeeping", event.format(where=where), [aggregate, kind, actor, after, items])
+        sql("bookkeeping", event.format(where=where), [aggregate, kind, actor, after, items])
 
     people = [User.objects.get_or_create(username=f"bench-person-{n}")[0].pk for n in range(PEOPLE)]
-    _sql(
+    sql(
         "default",
         f"""INSERT INTO reviewapp_indexeditem
                 (id, company_id, company_name, created_at, source_updated_at, currency,
                  state_needs_answer, state_waiting_in_chat, state_denied, state_purpose_missing, state_answered,
                  state_no_answers, state_malformed, state_booked, state_answer_replaced,
-                 open_question_type, open_question_asked_at, moved_to_app_at, search_text, malformed_reason,
-                 indexed_at)
+                 open_question_type, open_question_asked_at, moved_to_app_at, search_text, search_fields,
+                 malformed_reason, indexed_at)
             SELECT {ITEM_ID}, {company}, 'Företag ' || (mod(g, 20)) || ' AB',
                    {CREATED % shape}, {CREATED % shape}, 'SEK',
                    mod(g, 10) = 0, mod(g, 10) = 3, mod(g, 10) = 6, false, mod(g, 10) IN (4, 5, 6, 9),
                    mod(g, 10) IN (1, 2, 7, 8), false, false, false,
                    CASE WHEN mod(g, 10) = 0 THEN 'representation' WHEN mod(g, 10) = 3 THEN 'context' END,
                    CASE WHEN mod(g, 10) IN (0, 3) THEN {CREATED % shape} + interval '1 min' END,
-                   CASE WHEN mod(g, 10) = 0 THEN {CREATED % shape} + interval '48 hours' END, 'sjöbaren', '', now()
+                   CASE WHEN mod(g, 10) = 0 THEN {CREATED % shape} + interval '48 hours' END,
+                   'sjöbaren', '[]', '', now()
             FROM generate_series(1, %s) g""",  # noqa: S608 - constants
         [items],
     )
-    _sql(
+    sql(
         "default",
         f"""INSERT INTO reviewapp_clarificationevent
                 (item_id, event_type, question_type, actor_id, actor_label, channel, payload, occurred_at)
@@ -211,84 +196,72 @@ def _fill(items: int) -> float:
             WHERE mod(g, 10) IN (4, 5, 6, 9) AND mod(g, 20) >= 10""",  # noqa: S608 - constants
         [people, items],
     )
-    _sql("bookkeeping", "VACUUM ANALYZE")
+    sql("bookkeeping", "VACUUM ANALYZE")
     filled = time.perf_counter() - started
-    from reviewapp.overview.events import copy_new
+    from reviewapp.overview import events
 
-    started = time.perf_counter()
-    copied = copy_new()
-    print(f"copied {copied:,} question events in {time.perf_counter() - started:.1f} s (the first poll's backfill)")
-    started = time.perf_counter()
-    copy_new()
-    print(f"a poll's copy with nothing new: {(time.perf_counter() - started) * 1000:.1f} ms")
-    _sql("default", "VACUUM ANALYZE")
+    for label, copy in (("question events", events.copy_question_events), ("app answers", events.copy_app_answers)):
+        started = time.perf_counter()
+        copied = copy()
+        print(f"copied {copied:,} {label} in {time.perf_counter() - started:.1f} s (the first poll's backfill)")
+    sql("default", "VACUUM ANALYZE")
     return filled
 
 
-def _time_round_robin(calls: dict[str, Callable[[], Any]], repeat: int) -> dict[str, list[float]]:
-    for _ in range(2):
-        for call in calls.values():
-            call()
-    timings: dict[str, list[float]] = {label: [] for label in calls}
-    for _ in range(repeat):
-        for label, call in calls.items():
-            started = time.perf_counter()
-            call()
-            timings[label].append((time.perf_counter() - started) * 1000)
-    return timings
+def _idle_copy_ms(repeat: int) -> dict[str, float]:
+    """A poll's copy with nothing new (each part re-reading its overlap), median ms."""
+    from reviewapp.overview import events
+
+    calls = {"question events": events.copy_question_events, "app answers": events.copy_app_answers}
+    return {label: statistics.median(times) for label, times in time_round_robin(calls, repeat).items()}
 
 
-def _p90(timings: list[float]) -> float:
-    return statistics.quantiles(timings, n=10)[-1] if len(timings) >= 2 else timings[0]
-
-
-def _clients() -> dict[str, Any]:
+def _users() -> dict[str, Any]:
     from django.contrib.auth.models import Group, User
-    from django.test import Client
 
     from reviewapp import roles
     from reviewapp.models import CompanyAssignment
 
-    admin, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
     bookkeeper, created = User.objects.get_or_create(username="bench-bookkeeper")
     if created:
         bookkeeper.groups.add(Group.objects.get(name=roles.BOOKKEEPER))
-        ids = [row[0] for row in _sql("bookkeeping", "SELECT id FROM public.companies ORDER BY id LIMIT 10")]
+        ids = [row[0] for row in sql("bookkeeping", "SELECT id FROM public.companies ORDER BY id LIMIT 10")]
         CompanyAssignment.objects.bulk_create(CompanyAssignment(user=bookkeeper, company_id=pk) for pk in ids)
-    clients = {}
-    for name, user in (("admin", admin), ("bookkeeper", bookkeeper)):
-        client = Client()
-        client.force_login(user)
-        clients[name] = client
-    return clients
+    return {"admin": superuser(), "bookkeeper": User.objects.get(pk=bookkeeper.pk)}
 
 
 REQUESTS = [
     ("page, every company, 7 days", "admin", "/overview/?days=7"),
     ("page, every company, 30 days", "admin", "/overview/?days=30"),
     ("page, every company, 90 days", "admin", "/overview/?days=90"),
+    ("page, bookkeeper of 10 companies, 7 days", "bookkeeper", "/overview/?days=7"),
+    ("page, bookkeeper of 10 companies, 30 days", "bookkeeper", "/overview/?days=30"),
     ("page, bookkeeper of 10 companies, 90 days", "bookkeeper", "/overview/?days=90"),
     ("API, every company, 90 days", "admin", "/api/overview?days=90"),
+    ("API, bookkeeper of 10 companies, 90 days", "bookkeeper", "/api/overview?days=90"),
 ]
 
 
-def _statement_times(user: Any, repeat: int) -> dict[str, float]:
-    """Each part of the 90-day page alone, for a user who sees every company, in ms (median)."""
+def _statement_times(users: dict[str, Any], repeat: int) -> dict[str, float]:
+    """Each part of the 90-day page alone, for both users, in ms (median)."""
     from django.utils import timezone
 
+    from reviewapp import access
     from reviewapp.overview import numbers
 
     now = timezone.now()
-    dates = numbers.period_dates(90, now)
+    first = numbers.period_dates(90, now)[0]
+    scoped = [str(c) for c in access.company_ids(users["bookkeeper"]) or ()]
     calls = {
-        "question events (the sync's copy)": lambda: numbers._chat_by_day(None, dates[0]),
-        "answer log": lambda: numbers._app_by_day(None, numbers.period_start(dates[0])),
-        "queue (read model)": lambda: numbers.queue_now(user, now),
+        "copied events, every company": lambda: numbers.counts_by_day(None, first),
+        "copied events, bookkeeper of 10 companies": lambda: numbers.counts_by_day(scoped, first),
+        "queue, every company": lambda: numbers.queue_now(users["admin"], now),
+        "queue, bookkeeper of 10 companies": lambda: numbers.queue_now(users["bookkeeper"], now),
     }
-    return {label: statistics.median(times) for label, times in _time_round_robin(calls, repeat).items()}
+    return {label: statistics.median(times) for label, times in time_round_robin(calls, repeat).items()}
 
 
-def _explain(user: Any) -> None:
+def _explain(who: str, user: Any) -> None:
     from django.db import connections
     from django.test.utils import CaptureQueriesContext
 
@@ -301,11 +274,11 @@ def _explain(user: Any) -> None:
         numbers.overview(user, 90, whole_team=True)
     for alias, captured in (("default", review), ("bookkeeping", bookkeeping)):
         for query in captured.captured_queries:
-            sql = query["sql"]
-            if not sql.lstrip().upper().startswith("SELECT") or "django_session" in sql:
+            statement = query["sql"]
+            if not statement.lstrip().upper().startswith(("SELECT", "WITH")) or "django_session" in statement:
                 continue
-            plan = _sql(alias, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql)
-            print(f"\n### {alias}\n\n{sql}\n\n" + "\n".join(row[0] for row in plan))
+            plan = sql(alias, "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + statement)
+            print(f"\n### {who}, 90 days ({alias})\n\n{statement}\n\n" + "\n".join(row[0] for row in plan))
 
 
 def main() -> None:
@@ -317,39 +290,33 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="measure what an earlier --keep run left")
     parser.add_argument("--explain", action="store_true")
     args = parser.parse_args()
-    review_url = f"{args.base_url}/{REVIEW_DB}"
-    bookkeeping_url = f"{args.base_url}/{BOOKKEEPING_DB_NAME}"
-    if not args.reuse:
-        benchdb.recreate_database(review_url)
-        benchdb.recreate_database(bookkeeping_url)
-    try:
-        _setup_django(review_url, bookkeeping_url)
-        from django.conf import settings
-        from django.contrib.auth.models import User
-        from django.core.management import call_command
+    review_url, bookkeeping_url = database_urls(args.base_url, REVIEW_DB, BOOKKEEPING_DB_NAME)
+    with bench_databases(review_url, bookkeeping_url, keep=args.keep, reuse=args.reuse):
+        setup_django(review_url, bookkeeping_url)
         from django.db import connections, reset_queries
         from django.test.utils import CaptureQueriesContext, override_settings
 
-        from reviewapp.bookkeeping import replica
-
-        if not args.reuse:
-            call_command("migrate", verbosity=0)
-            replica.create()
+        started = time.perf_counter()
+        migrate()
+        print(f"migrated in {time.perf_counter() - started:.1f} s", flush=True)
+        if args.reuse:
+            sql("default", "VACUUM ANALYZE")  # as autovacuum would after what a migration copied
+        else:
             print(f"filled {args.items:,} items in {_fill(args.items):.0f} s", flush=True)
         counts = {
-            "items": _sql("default", "SELECT count(*) FROM reviewapp_indexeditem")[0][0],
-            "waiting": _sql("default", "SELECT count(*) FROM reviewapp_indexeditem WHERE state_needs_answer")[0][0],
-            "history events": _sql("bookkeeping", "SELECT count(*) FROM public.processing_history")[0][0],
-            "app answers": _sql("default", "SELECT count(*) FROM reviewapp_clarificationevent")[0][0],
-            "copied question events": _sql("default", "SELECT count(*) FROM reviewapp_overviewevent")[0][0],
+            "items": sql("default", "SELECT count(*) FROM reviewapp_indexeditem")[0][0],
+            "waiting": sql("default", "SELECT count(*) FROM reviewapp_indexeditem WHERE state_needs_answer")[0][0],
+            "history events": sql("bookkeeping", "SELECT count(*) FROM public.processing_history")[0][0],
+            "app answers": sql("default", "SELECT count(*) FROM reviewapp_clarificationevent")[0][0],
+            "copied events": sql("default", "SELECT count(*) FROM reviewapp_overviewevent")[0][0],
         }
         print(", ".join(f"{label}: {n:,}" for label, n in counts.items()))
-        clients = _clients()
-        plain_static = {
-            **settings.STORAGES,
-            "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-        }
-        with override_settings(STORAGES=plain_static):
+        idle = _idle_copy_ms(args.repeat)
+        print("a poll's copy with nothing new: " + ", ".join(f"{label} {ms:.1f} ms" for label, ms in idle.items()))
+        users = _users()
+        clients = {who: client_for(user) for who, user in users.items()}
+        print(f"load average before: {load_average()}", flush=True)
+        with override_settings(STORAGES=plain_storages()):
             statements = {}
             for label, who, path in REQUESTS:
                 reset_queries()
@@ -360,30 +327,24 @@ def main() -> None:
                     response = clients[who].get(path)
                 assert response.status_code == 200, (path, response.status_code)
                 statements[label] = (len(review), len(bookkeeping))
-            timings = _time_round_robin(
+            timings = time_round_robin(
                 {label: (lambda who=who, path=path: clients[who].get(path)) for label, who, path in REQUESTS},
                 args.repeat,
             )
+        print(f"load average after: {load_average()}")
         print("\n| request | median ms | p90 ms | SQL review + bookkeeping |\n| --- | ---: | ---: | ---: |")
         for label, _who, _path in REQUESTS:
             review_n, bookkeeping_n = statements[label]
             print(
-                f"| {label} | {statistics.median(timings[label]):.1f} | {_p90(timings[label]):.1f} "
+                f"| {label} | {statistics.median(timings[label]):.1f} | {p90(timings[label]):.1f} "
                 f"| {review_n} + {bookkeeping_n} |"
             )
-        admin = User.objects.get(username="bench")
-        print("\nThe 90-day page's parts alone (every company), median ms:")
-        for label, ms in _statement_times(admin, args.repeat).items():
+        print("\nThe 90-day page's statements alone, median ms:")
+        for label, ms in _statement_times(users, args.repeat).items():
             print(f"- {label}: {ms:.1f}")
         if args.explain:
-            _explain(admin)
-    finally:
-        if not args.keep:
-            from django.db import connections
-
-            connections.close_all()
-            benchdb.recreate_database(review_url, drop_only=True)
-            benchdb.recreate_database(bookkeeping_url, drop_only=True)
+            for who, user in users.items():
+                _explain(who, user)
 
 
 if __name__ == "__main__":

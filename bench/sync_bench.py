@@ -36,16 +36,22 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import benchdb
-
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_BASE = "postgres://postgres@127.0.0.1:5432"
+from common import (
+    DEFAULT_BASE,
+    ROOT,
+    bench_databases,
+    database_urls,
+    migrate,
+    plain_storages,
+    setup_django,
+    sql,
+    superuser_client,
+    time_calls,
+)
 
 # What one row in ten .. ten in ten look like (i % 10), as the intake writes them.
 CONTEXTS = [
@@ -89,29 +95,8 @@ NAIVE_COUNT = """
 """
 
 
-def _setup_django(review_url: str, bookkeeping_url: str) -> None:
-    os.environ["DATABASE_URL"] = review_url
-    os.environ["BOOKKEEPING_DATABASE_URL"] = bookkeeping_url
-    os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
-    os.environ["DEBUG"] = "0"
-    os.environ["SECURE_SSL_REDIRECT"] = "0"
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="bench-sync-media-")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
-    sys.path.insert(0, str(ROOT))
-    import django
-
-    django.setup()
-
-
 def _median(call: Callable[[], Any], repeat: int) -> float:
-    call()  # warm caches and connections
-    timings = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        timings.append((time.perf_counter() - started) * 1000)
-    return statistics.median(timings)
+    return statistics.median(time_calls(call, repeat))
 
 
 def _once(call: Callable[[], Any]) -> float:
@@ -120,12 +105,8 @@ def _once(call: Callable[[], Any]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _bookkeeping(sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
-    from django.db import connections
-
-    with connections["bookkeeping"].cursor() as cursor:
-        cursor.execute(sql, params or [])
-        return cursor.fetchall() if cursor.description else []
+def _bookkeeping(statement: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    return sql("bookkeeping", statement, params)
 
 
 def _fill_to(size: int) -> float:
@@ -207,10 +188,8 @@ def _sync_in_child() -> tuple[float, float]:
 
 
 def measure(size: int, repeat: int) -> dict[str, Any]:
-    from django.conf import settings
-    from django.contrib.auth.models import User
     from django.db import connections
-    from django.test import Client, override_settings
+    from django.test import override_settings
 
     from reviewapp import sync
     from reviewapp.models import SyncState
@@ -239,14 +218,8 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     figures["poll_1000_changed_ms"] = _once(sync.poll)
     figures["reconcile_s"] = _once(sync.reconcile) / 1000
 
-    user, _ = User.objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
-    client = Client()
-    client.force_login(user)
-    plain_static = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }
-    with override_settings(STORAGES=plain_static):  # no collectstatic manifest needed
+    client = superuser_client()
+    with override_settings(STORAGES=plain_storages()):
         for label, path in (("list_ms", "/?state=needs_answer"), ("api_ms", "/api/items?state=needs_answer")):
             assert client.get(path).status_code == 200, path
             figures[label] = _median(lambda path=path: client.get(path), repeat)  # type: ignore[misc]
@@ -299,30 +272,15 @@ def main() -> None:
     parser.add_argument("--name", default="bench_sync", help="prefix of the two databases (default bench_sync)")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
     args = parser.parse_args()
-    review_url = f"{args.base_url}/{args.name}_review"
-    bookkeeping_url = f"{args.base_url}/{args.name}_bookkeeping"
-    benchdb.recreate_database(review_url)
-    benchdb.recreate_database(bookkeeping_url)
-    try:
-        _setup_django(review_url, bookkeeping_url)
-        from django.core.management import call_command
-
-        from reviewapp.bookkeeping import replica
-
-        call_command("migrate", verbosity=0)
-        replica.create()
+    review_url, bookkeeping_url = database_urls(args.base_url, f"{args.name}_review", f"{args.name}_bookkeeping")
+    with bench_databases(review_url, bookkeeping_url, keep=args.keep, reuse=False):
+        setup_django(review_url, bookkeeping_url)
+        migrate()
         results = []
         for size in sorted(args.sizes):
             results.append(measure(size, args.repeat))
             print(f"done: {size:,} rows {results[-1]}", file=sys.stderr, flush=True)
         print(_table(results))
-    finally:
-        if not args.keep:
-            from django.db import connections
-
-            connections.close_all()
-            benchdb.recreate_database(review_url, drop_only=True)
-            benchdb.recreate_database(bookkeeping_url, drop_only=True)
 
 
 if __name__ == "__main__":

@@ -3,22 +3,24 @@
 Three statements on the review database, whatever the period (7, 30 or 90
 days) or the number of items, and none on accounted's:
 
-1. the copy of accounted's question events (``OverviewEvent``, kept by every
-   sync poll: ``reviewapp.overview.events``): per day, the questions
-   accounted's 48-hour sweep moved to the app (``ChannelQuestionExpired``),
-   the answers the chat wrote (``ChannelQuestionAnswered`` by the chat's own
-   actor), and of those the representation answers that left the item with
-   ``"denied": true``;
-2. the app's own answer log (``ClarificationEvent``): per day and person,
-   the answers written in the app, and of those the denials (the log keeps
-   what was entered, ``payload.answer.denied``); corrections
-   (``payload.amended``) are not new answers and are left out;
-3. the read model (``IndexedItem``): the queue now, its size, oldest wait and
-   the distribution of waits from ``moved_to_app_at`` in one aggregate, and
-   the median as the middle row(s) of the queue's own index
+1. the question events the sync copied into ``OverviewEvent`` (every sync
+   poll: ``reviewapp.overview.events``), per day, kind and person: the
+   questions accounted's 48-hour sweep moved to the app
+   (``ChannelQuestionExpired``), the answers the chat wrote
+   (``ChannelQuestionAnswered`` by the chat's own actor), the answers
+   written in the app (its own log, ``ClarificationEvent``, corrections
+   left out: they are not new answers), and of the answers the denials. One
+   index answers it (``overview_event_company_day_idx`` for a user scoped to
+   companies, ``overview_event_day_idx`` for one who sees them all);
+2. the read model (``IndexedItem``): the queue now in one statement, its size
+   from the read model's tally (``inbox_state_tally``), its oldest wait and the
+   distribution of waits from ``moved_to_app_at``, and
+3. the median as the middle row(s) of the queue's own index
    (``index_queue_idx``) rather than a sort of every waiting row.
 
 Every statement is scoped to the companies the user may see (``reviewapp.access``).
+An answer written in the app is counted from the sync's next poll on (two
+seconds with ``sync_index --follow``), as the chat's are.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from zoneinfo import ZoneInfo
 from django.db import connections
 from django.utils import timezone
 
-from reviewapp import access
-from reviewapp.models import ClarificationEvent, IndexedItem
+from reviewapp import access, states
+from reviewapp.models import IndexedItem, OverviewEvent
 
 ZONE_NAME: Final = "Europe/Stockholm"
 ZONE: Final = ZoneInfo(ZONE_NAME)
@@ -43,41 +45,35 @@ DEFAULT_PERIOD: Final = 30
 # accounted's whatsapp-inbound extension).
 CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 
+# Each kind of copied event's place in a day's totals (moved, in the app, in the chat).
+_COLUMN: Final = {OverviewEvent.MOVED: 0, OverviewEvent.APP: 1, OverviewEvent.CHAT: 2}
+
+_NEEDS_ANSWER_BIT: Final = 1 << states.STATE_KEYS.index("needs_answer")
+
 # Upper bounds of the waiting-time buckets, in days; the last bucket is open.
 WAIT_BUCKET_DAYS: Final = (1, 3, 7, 14, 30)
 
-_EVENTS_SQL: Final = """
-    SELECT day,
-           count(*) FILTER (WHERE kind = 'moved') AS moved,
-           count(*) FILTER (WHERE kind = 'chat') AS chat,
-           count(*) FILTER (WHERE kind = 'chat' AND denied) AS denied
-    FROM reviewapp_overviewevent
-    WHERE day >= %(first)s {scope}
-    GROUP BY day
-"""
-
-_LOG_SQL: Final = """
-    SELECT (e.occurred_at AT TIME ZONE %(zone)s)::date AS day,
-           e.actor_id,
-           coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.username, e.actor_label) AS name,
-           count(*) AS answered,
-           count(*) FILTER (WHERE e.payload -> 'answer' -> 'denied' = 'true'::jsonb) AS denied
-    FROM reviewapp_clarificationevent e
-    LEFT JOIN auth_user u ON u.id = e.actor_id
-    {scope}
-    WHERE e.event_type = %(answered)s
-      AND e.channel = %(channel)s
-      AND e.occurred_at >= %(start)s
-      AND (e.payload -> 'amended') IS DISTINCT FROM 'true'::jsonb
-    GROUP BY 1, 2, 3
-"""
-# Each logged answer's item looked up by primary key (LIMIT keeps the planner
-# from hashing half the read model for a bookkeeper: 290 ms at 1 M items).
-_LOG_SCOPE: Final = """
-    JOIN LATERAL (
-        SELECT 1 FROM reviewapp_indexeditem i
-        WHERE i.id = e.item_id AND i.company_id = ANY(%(companies)s::uuid[]) LIMIT 1
-    ) AS visible ON true
+# Grouped first, named after: the names of at most a few dozen people, not of every answer.
+# Grouped by the person's id, not their name (numbers hash and sort in half the time
+# of text); only the answers of people since deleted, whose logged name is all that
+# is left of them, are grouped by it, read through their own small index.
+_COUNTS_SQL: Final = """
+    WITH counted AS (
+        SELECT day, kind, person_id, NULL AS label, denied, count(*) AS n
+        FROM reviewapp_overviewevent
+        WHERE day >= %(first)s {scope} AND (kind <> %(app)s OR person_id IS NOT NULL)
+        GROUP BY day, kind, person_id, denied
+        UNION ALL
+        SELECT day, kind, NULL, person_label, denied, count(*)
+        FROM reviewapp_overviewevent
+        WHERE day >= %(first)s {scope} AND kind = %(app)s AND person_id IS NULL
+        GROUP BY day, kind, person_label, denied
+    )
+    SELECT c.day, c.kind, c.person_id,
+           coalesce(nullif(trim(u.first_name || ' ' || u.last_name), ''), u.username, c.label),
+           c.denied, c.n
+    FROM counted c
+    LEFT JOIN auth_user u ON u.id = c.person_id
 """
 
 
@@ -127,26 +123,24 @@ def period_dates(days: int, now: dt.datetime) -> tuple[dt.date, ...]:
     return tuple(today - dt.timedelta(days=offset) for offset in range(days - 1, -1, -1))
 
 
-def period_start(first: dt.date) -> dt.datetime:
-    """Midnight in Stockholm at the start of ``first`` (23:00 or 22:00 UTC the day before)."""
-    return dt.datetime.combine(first, dt.time(), tzinfo=ZONE)
-
-
 def queue_now(user: Any, now: dt.datetime) -> Queue:
     """The user's queue at ``now``: one statement of counts, then the middle of the queue in its index order.
 
     Each count is its own subquery on purpose: a range of ``moved_to_app_at``
     is a range of the queue's index (``index_queue_idx``), where one pass
     with a FILTER per bucket reads every waiting row's time (at 100 000
-    waiting, 77 ms against about 25; bench/README.md).
+    waiting, 77 ms against about 25; bench/README.md). How many wait in all
+    is a sum over the read model's tally (migration 0002, kept by triggers
+    in the same transaction as every change), not a count of the queue.
     """
-    if access.company_ids(user) == frozenset():
+    visible = access.company_ids(user)
+    if visible == frozenset():
         # No company: nothing waits (and Django compiles no SQL for "id IN ()").
         return Queue(0, None, None, (0,) * (len(WAIT_BUCKET_DAYS) + 1))
     waiting = IndexedItem.objects.needs_answer().visible_to(user)
     bounds = [now - dt.timedelta(days=d) for d in WAIT_BUCKET_DAYS]
     parts = {
-        "waiting": _count(waiting),
+        "waiting": _tally_waiting(visible),
         "untimed": _count(waiting.filter(moved_to_app_at__isnull=True)),
         "oldest": waiting.filter(moved_to_app_at__isnull=False).queue_order().values("moved_to_app_at")[:1],
         # Waited less than each bound: the buckets are the differences.
@@ -163,6 +157,14 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
         median_wait_hours=_median_wait(waiting, timed, now),
         buckets=tuple(buckets),
     )
+
+
+def _tally_waiting(companies: frozenset[Any] | None) -> tuple[str, tuple[Any, ...]]:
+    # The tally's rows are sets of states as bits, bit i for STATE_KEYS[i] (migration 0002).
+    sql = "SELECT coalesce(sum(n), 0)::bigint FROM inbox_state_tally WHERE states & %s <> 0"
+    if companies is None:
+        return sql, (_NEEDS_ANSWER_BIT,)
+    return sql + " AND company_id = ANY(%s::uuid[])", (_NEEDS_ANSWER_BIT, [str(c) for c in companies])
 
 
 def _count(queryset: Any) -> tuple[str, tuple[Any, ...]]:
@@ -202,25 +204,15 @@ def _hours(delta: dt.timedelta) -> float:
     return round(max(delta.total_seconds(), 0.0) / 3600, 1)
 
 
-def _chat_by_day(companies: Sequence[str] | None, first: dt.date) -> dict[dt.date, tuple[int, int, int]]:
+def counts_by_day(
+    companies: Sequence[str] | None, first: dt.date
+) -> list[tuple[dt.date, str, int | None, str | None, bool, int]]:
+    """(day, kind, person id, person's name, denied, events) from ``first`` on, for these companies (None: all)."""
     scope = "" if companies is None else "AND company_id = ANY(%(companies)s::uuid[])"
     with connections["default"].cursor() as cursor:
-        cursor.execute(_EVENTS_SQL.format(scope=scope), {"first": first, "companies": list(companies or [])})
-        return {day: (moved, chat, denied) for day, moved, chat, denied in cursor.fetchall()}
-
-
-def _app_by_day(companies: Sequence[str] | None, start: dt.datetime) -> list[tuple[dt.date, int | None, str, int, int]]:
-    scope = "" if companies is None else _LOG_SCOPE
-    with connections["default"].cursor() as cursor:
         cursor.execute(
-            _LOG_SQL.format(scope=scope),
-            {
-                "zone": ZONE_NAME,
-                "answered": ClarificationEvent.ANSWERED,
-                "channel": ClarificationEvent.Channel.APP.value,
-                "start": start,
-                "companies": list(companies or []),
-            },
+            _COUNTS_SQL.format(scope=scope),
+            {"first": first, "companies": list(companies or []), "app": OverviewEvent.APP},
         )
         return cursor.fetchall()
 
@@ -231,33 +223,34 @@ def overview(user: Any, days: int, *, whole_team: bool, now: dt.datetime | None 
         raise ValueError(f"days must be one of {PERIODS}, not {days}")
     now = now or timezone.now()
     dates = period_dates(days, now)
-    start = period_start(dates[0])
     visible = access.company_ids(user)
     scope = None if visible is None else [str(c) for c in visible]
-    chat = _chat_by_day(scope, dates[0])
-    app_rows = _app_by_day(scope, start)
 
-    app: dict[dt.date, list[int]] = {}
+    # Per day: moved, in the app, in the chat, denied.
+    totals: dict[dt.date, list[int]] = {}
     # Keyed by user id; a deleted user's answers stay under the name they were logged with.
     people: dict[int | str, tuple[str, dict[dt.date, int]]] = {}
-    for day, actor_id, name, answered, denied in app_rows:
-        totals = app.setdefault(day, [0, 0])
-        totals[0] += answered
-        totals[1] += denied
-        if whole_team or actor_id == user.pk:
-            key: int | str = actor_id if actor_id is not None else f"label:{name}"
-            people.setdefault(key, (name or "?", {}))[1][day] = answered
+    for day, kind, person_id, name, denied, n in counts_by_day(scope, dates[0]):
+        day_totals = totals.setdefault(day, [0, 0, 0, 0])
+        day_totals[_COLUMN[kind]] += n
+        if denied:
+            day_totals[3] += n
+        if kind == OverviewEvent.APP and (whole_team or person_id == user.pk):
+            key: int | str = person_id if person_id is not None else f"label:{name}"
+            per_day = people.setdefault(key, (name or "?", {}))[1]
+            per_day[day] = per_day.get(day, 0) + n
     if not whole_team and user.pk not in people:
         # Everyone sees their own row, zeros included.
         people[user.pk] = (user.get_full_name() or user.get_username(), {})
 
+    empty = [0, 0, 0, 0]
     result_days = tuple(
         Day(
             date=day,
-            moved_to_app=chat.get(day, (0, 0, 0))[0],
-            answered_in_app=app.get(day, [0, 0])[0],
-            answered_in_chat=chat.get(day, (0, 0, 0))[1],
-            denied=app.get(day, [0, 0])[1] + chat.get(day, (0, 0, 0))[2],
+            moved_to_app=totals.get(day, empty)[0],
+            answered_in_app=totals.get(day, empty)[1],
+            answered_in_chat=totals.get(day, empty)[2],
+            denied=totals.get(day, empty)[3],
         )
         for day in dates
     )
