@@ -217,6 +217,8 @@ CASES = [
           (None, "Access denied"), "403.html", PAGE),
     _case("an id that names nothing (404)", lambda s: s.keeper.get(_url("item_detail", MISSING)), 404,
           (None, "Page not found"), "404.html", PAGE),
+    _case("an address that names nothing (404)", lambda s: s.keeper.get("/no-such-page/"), 404,
+          (None, "Page not found"), "404.html", PAGE),
     _case("a server error (500)", _server_error, 500, (None, "Something went wrong"), "500.html"),
     _case("a body too large (413)", lambda s: s.qa.post(_url("preview"), _TOO_LARGE), 413,
           (None, "Too large to send"), "refused.html"),
