@@ -1,19 +1,18 @@
 """Which companies a user may see: the assigned ones, or all with the all-companies permission.
 
 Every path that shows, searches, opens, answers or exports an item goes
-through here: the list, its counts and neighbours (``ListQuery.company_ids``),
-the item page, its document and raw download, the answer, the preview's
-``?item=``, the lookups, the admin and ``export_items --user``. An item of
-another company is a 404, exactly as one that does not exist: its id says
-nothing.
+through here: the list, its counts and neighbours (``ListQuery.company_ids``,
+``IndexedItem.objects.visible_to``), the item page, its document and raw
+download, the answer, the preview's ``?item=`` and the APIs
+(``InboxItem.objects.visible_to``, ``reviewapp.visible.get_visible_item_or_404``),
+the lookups, the admin and ``export_items --user``. An item of another
+company is a 404, exactly as one that does not exist: its id says nothing.
 """
 
 from __future__ import annotations
 
 import uuid
 from typing import Any, Final
-
-from django.http import Http404
 
 ALL_COMPANIES: Final = "reviewapp.view_all_companies"
 _CACHE_ATTR: Final = "_visible_company_ids"
@@ -35,9 +34,3 @@ def can_see(user: Any, company_id: uuid.UUID | str | None) -> bool:
     if allowed is None:
         return True
     return company_id is not None and uuid.UUID(str(company_id)) in allowed
-
-
-def require(user: Any, company_id: uuid.UUID | str | None) -> None:
-    """Raise Http404 unless ``user`` may see ``company_id``'s items."""
-    if not can_see(user, company_id):
-        raise Http404

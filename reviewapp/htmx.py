@@ -3,10 +3,10 @@
 ``render_htmx`` decides, in one place, what a page answers an htmx request:
 
 - the part htmx swaps (a ``{% block %}`` of the page's own template,
-  rendered alone) instead of the whole page;
-- always with status 200: htmx 2 swaps no 4xx or 5xx, so a refusal (an
-  invalid form, a conflict) must arrive as 200 to be shown at all; the page
-  without htmx keeps its real status (409, 413, …);
+  rendered alone) instead of the whole page, with the page's own status: a
+  conflict is a 409 either way. htmx swaps the refusals the app answers
+  with a fragment because base.html's ``htmx-config`` says so
+  (``responseHandling``), not because they pretend to be a 200;
 - with ``HX-Push-Url`` when the address bar should show another URL than the
   one requested (a list's canonical query string), built here on the server,
   not in JavaScript.
@@ -49,11 +49,11 @@ def render_htmx(
     status: int = 200,
     url: str | None = None,
 ) -> HttpResponse:
-    """The page ``template`` with ``status``; for htmx, its block ``partial`` alone with 200 (and ``url`` pushed)."""
+    """The page ``template`` with ``status``; for htmx, its block ``partial`` alone (and ``url`` pushed)."""
     # Back/forward without htmx's snapshot (``hx-history="false"``) asks for the whole page.
     if not request.htmx or request.htmx.history_restore_request:
         return render(request, template, context, status=status)
-    response = HttpResponse(render_block(template, partial, context, request))
+    response = HttpResponse(render_block(template, partial, context, request), status=status)
     if url is not None:
         response = push_url(response, url)
     return response

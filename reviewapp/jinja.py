@@ -22,7 +22,12 @@ the same meaning:
 
 As in Django's templates, a printed value that is not text is shown the way
 Django shows it (``finalize``): an aware time in the reader's time zone,
-numbers and dates localized. A missing name or attribute prints nothing.
+numbers and dates localized.
+
+A name a template is not given is settings' choice (``TEMPLATES``' ``undefined``):
+under DEBUG and in the tests it fails the page (``StrictUndefined``), so a
+misspelled name is found where it is made, and a template says "may be
+missing" itself (``is defined``, ``|default``); in production it prints nothing.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from django.template.backends.utils import csrf_input_lazy, csrf_token_lazy
 from django.urls import reverse
 from django.utils import translation
 from django.utils.formats import localize
+from django.utils.module_loading import import_string
 from django.utils.timezone import template_localtime  # type: ignore[attr-defined]  # public, not in django-stubs
 from django_htmx.jinja import htmx_script
 from markupsafe import Markup
@@ -89,16 +95,18 @@ def _time(value: dt.time | dt.datetime | None, arg: str | None = None) -> str:
 
 
 def environment(**options: Any) -> jinja2.Environment:
+    # settings name the Undefined class by its dotted path (settings import no Jinja2).
+    if isinstance(options.get("undefined"), str):
+        options["undefined"] = import_string(options["undefined"])
     env = jinja2.Environment(
         # Every printed value escaped unless marked safe (Django's SafeString counts as marked).
         autoescape=True,
         extensions=["jinja2.ext.i18n"],
         finalize=_finalize,
-        # Like Django's templates: a missing name, or an attribute of one, prints nothing.
-        undefined=jinja2.ChainableUndefined,
         # Whitespace as Django's templates leave it: the tests read the text, not the indentation.
         keep_trailing_newline=True,
-        **{key: value for key, value in options.items() if key not in {"undefined", "autoescape"}},
+        # The loader and ``undefined`` (settings' TEMPLATES), ``auto_reload``.
+        **{key: value for key, value in options.items() if key != "autoescape"},
     )
     env.install_gettext_callables(  # type: ignore[attr-defined]
         translation.gettext,

@@ -25,7 +25,7 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connections, models
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -48,7 +48,11 @@ def _id_prefix_range(text: str) -> tuple[uuid.UUID, uuid.UUID] | None:
 
 
 class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
-    """The read model's rules, in one place: the list, the queue, the export and the admin filter through these."""
+    """The read model's rules, in one place: the list, the queue, the export and the admin filter through these.
+
+    The orders (the bookkeeper's queue among them) are ``reviewapp.inbox.sorting.SORTS``:
+    the list's previous/next walks them by keyset, so each is written once, there.
+    """
 
     def in_states(self, *keys: str) -> IndexedItemQuerySet:
         """Items in any of these states (the list's ticked states combine with OR); no keys: every item."""
@@ -83,15 +87,6 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         if id_range is not None:
             condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
         return self.filter(condition)
-
-    def queue_order(self) -> IndexedItemQuerySet:
-        """The longest waiting in the app first (``index_queue_idx`` serves it with ``needs_answer``).
-
-        Only needs-answer rows have the moment they moved to the app, so any
-        others come last; the id makes the order total. The list's ``queue``
-        sort (``reviewapp.inbox.sorting.SORTS``) is the same order.
-        """
-        return self.order_by(F("moved_to_app_at").asc(nulls_last=True), F("id").asc())
 
 
 class IndexedItem(models.Model):

@@ -6,10 +6,10 @@ processors, because they are sent exactly when those are not there yet
 review database is down). ``refusal`` renders ``refused.html`` with its
 own few values; ``json_refusal`` is the same for the JSON API.
 
-htmx 2 swaps no 4xx or 5xx answer. These carry ``HX-Retarget`` to the
-page's ``#request-refused`` region (base.html), and static/js/refusals.js
-lets htmx swap them there: the form and what was typed in it stay on the
-page, with the reason beside it.
+For htmx, base.html's ``htmx-config`` (``responseHandling``) swaps a 413
+or a 503 into the page's ``#request-refused`` region, which these name
+themselves too (``HX-Retarget``): the form and what was typed in it stay
+on the page, with the reason beside it.
 """
 
 from __future__ import annotations

@@ -111,8 +111,20 @@ _CONTEXT_PROCESSORS = [
     "django.contrib.messages.context_processors.messages",
     "reviewapp.context_processors.user_roles",
 ]
+# A name a page's template is not given fails the page under DEBUG and in the
+# tests (tests/envdefaults.py sets STRICT_TEMPLATES=1), where every template is
+# rendered through its views (tests/test_templates.py): a misspelled name is
+# found where it was made. In production it prints nothing, as in Django's
+# templates: a blank in a rarely seen branch is better than a 500 to the person
+# who needed the page.
+STRICT_TEMPLATES = envbool("STRICT_TEMPLATES", DEBUG)
+# Which engine renders a file is decided by where the file is, never by the
+# order below: the two engines find disjoint sets of names (tests/test_templates.py
+# checks that no file under templates/ is one the Django engine also finds).
 TEMPLATES = [
-    # The app's pages (templates/): Jinja2, see reviewapp/jinja.py for why and what it offers.
+    # The app's pages, its refusals and error pages, and the field template of
+    # every form (forms/field.html, FORM_RENDERER): Jinja2 from templates/ and
+    # nowhere else. See reviewapp/jinja.py for why and what it offers.
     {
         "NAME": "jinja2",
         "BACKEND": "django.template.backends.jinja2.Jinja2",
@@ -120,10 +132,12 @@ TEMPLATES = [
         "APP_DIRS": False,
         "OPTIONS": {
             "environment": "reviewapp.jinja.environment",
+            "undefined": "jinja2.StrictUndefined" if STRICT_TEMPLATES else "jinja2.ChainableUndefined",
             "context_processors": _CONTEXT_PROCESSORS,
         },
     },
-    # The admin's templates and Django's form widgets, from the installed apps.
+    # The admin's templates and Django's form widgets, forms and error lists
+    # (django/forms/...): Django's engine, from the installed apps only.
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [],

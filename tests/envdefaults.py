@@ -10,6 +10,8 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "tests-only-key-not-a-secret")
 os.environ.setdefault("DEBUG", "0")
+# A name a template is not given fails the page, as under DEBUG (settings.STRICT_TEMPLATES).
+os.environ.setdefault("STRICT_TEMPLATES", "1")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
 os.environ.setdefault("EMBEDDED_POSTGRES", "1")

@@ -16,6 +16,8 @@ from django.db import models
 from django.db.models import Value
 from django.db.models.functions import Now
 
+from reviewapp import access
+
 
 @dataclass(frozen=True, slots=True)
 class Undecodable:
@@ -200,6 +202,13 @@ class ProcessingHistory(AccountedTable):
         return f"{self.event_type} {self.occurred_at:%Y-%m-%d %H:%M}"
 
 
+class InboxItemQuerySet(models.QuerySet["InboxItem"]):
+    def visible_to(self, user: Any) -> InboxItemQuerySet:
+        """The items of the companies ``user`` may see (``reviewapp.access``); no other company's are there."""
+        ids = access.company_ids(user)
+        return self if ids is None else self.filter(company_id__in=list(ids))
+
+
 class InboxItem(AccountedTable):
     """A row of ``public.invoice_inbox_items``: the receipt and its ``channel_context``.
 
@@ -230,6 +239,8 @@ class InboxItem(AccountedTable):
     # the read model's watermark follows.
     created_at = models.DateTimeField(editable=False, db_default=Now())
     updated_at = models.DateTimeField(editable=False, db_default=Now())
+
+    objects = InboxItemQuerySet.as_manager()
 
     class Meta(AccountedTable.Meta):
         db_table = "invoice_inbox_items"

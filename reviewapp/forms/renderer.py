@@ -19,6 +19,11 @@ from reviewapp.rendering_caps import PRINTED_TEXT_MAX_CHARS
 
 
 class FormRenderer(TemplatesSetting):
+    # The app's field markup (templates/, Jinja2). Not Django's own name
+    # (django/forms/field.html), which its engine finds too: which of the two
+    # rendered would then depend on the order of TEMPLATES.
+    field_template_name = "forms/field.html"
+
     def render(self, template_name: str, context: dict[str, Any], request: HttpRequest | None = None) -> str:
         widget = context.get("widget")
         if isinstance(widget, dict):

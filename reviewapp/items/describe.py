@@ -8,12 +8,12 @@ from typing import Any, Final, cast
 
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import storages
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Subquery
 
 import clarifications
 from reviewapp import states
 from reviewapp.answers.log import app_answers
-from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Undecodable, WhatsappMessage
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
@@ -58,7 +58,7 @@ def _dict(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def page_queryset() -> QuerySet[InboxItem]:
+def page_queryset() -> InboxItemQuerySet:
     """The live rows with what the page shows beside them: the company, the document and the photo's wamid."""
     return InboxItem.objects.select_related("company", "document").annotate(
         photo_message_wamid=Subquery(

@@ -86,7 +86,7 @@ def exact_text(value: str) -> SafeString:
 def cut(total: int | None, shown: int, *, entries: bool = False, download: str = "") -> SafeString:
     """The mark after a value the page cut: how much is shown, and a download of the rest.
 
-    ``{{ cut(person.cut.name, person.name|length, download=raw_downloads.channel_context) }}``;
+    ``{{ cut(person.cut.get("name"), person.name|length, download=raw_downloads.channel_context) }}``;
     nothing when ``total`` is empty (the value was shown whole). ``entries``
     counts list entries rather than characters.
     """

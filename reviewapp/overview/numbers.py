@@ -35,6 +35,8 @@ from django.db import connections
 from django.utils import timezone
 
 from reviewapp import access, states
+from reviewapp.forms.inbox import SORT_QUEUE
+from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, OverviewEvent
 
 ZONE_NAME: Final = "Europe/Stockholm"
@@ -142,7 +144,7 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
     parts = {
         "waiting": _tally_waiting(visible),
         "untimed": _count(waiting.filter(moved_to_app_at__isnull=True)),
-        "oldest": waiting.filter(moved_to_app_at__isnull=False).queue_order().values("moved_to_app_at")[:1],
+        "oldest": ordered(waiting.filter(moved_to_app_at__isnull=False), SORT_QUEUE).values("moved_to_app_at")[:1],
         # Waited less than each bound: the buckets are the differences.
         **{f"newer{n}": _count(waiting.filter(moved_to_app_at__gt=b)) for n, b in enumerate(bounds)},
     }
@@ -192,7 +194,7 @@ def _median_wait(waiting: Any, timed: int, now: dt.datetime) -> float | None:
         return None
     middle = list(
         waiting.filter(moved_to_app_at__isnull=False)
-        # Not queue_order(): without the id the company index answers alone, no table rows.
+        # Not the queue's order (SORTS): without the id the company index answers alone, no table rows.
         .order_by("moved_to_app_at")
         .values_list("moved_to_app_at", flat=True)[(timed - 1) // 2 : timed // 2 + 1]
     )

@@ -55,11 +55,6 @@ def render(value: Any) -> JsonDict:
     return json.loads(printed)
 
 
-def render_bytes(value: Any) -> bytes:
-    """The line ``python -m clarifications`` prints for ``value``, without the newline."""
-    return dump_line(render_case(value))
-
-
 def _escape_surrogate(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
 

@@ -1,9 +1,9 @@
 """Answering a ``moved_to_app`` question: the answer form and its page, its live preview, the JSON API.
 
-HTTP only: ``reviewapp.answers.screen`` decides what a posted form leads to
+HTTP only: ``reviewapp.answers.view_models.outcome`` decides what a posted form leads to
 and ``reviewapp.answers.writing.answer_question`` writes the answer. Each
 view opens the item only for a user who may see its company
-(``reviewapp.access``); another company's item is a 404, like a missing one.
+(``reviewapp.visible``); another company's item is a 404, like a missing one.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from django.contrib.auth.decorators import permission_required
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponse, HttpResponseBadRequest, QueryDict
 from django.http.multipartparser import MultiPartParserError
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reviewapp import access, roles
+from reviewapp import roles
 from reviewapp.answers.inputs import QUESTION_TYPES, Answer
 from reviewapp.answers.resend import DuplicateFile
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
@@ -30,15 +30,10 @@ from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.htmx import AuthenticatedHttpRequest, redirect_htmx, render_htmx
+from reviewapp.visible import get_visible_item_or_404
 
 PAGE = "items/answer.html"
 PREVIEW = "items/_answer_preview.html"
-
-
-def _visible_item(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> InboxItem:
-    item = get_object_or_404(InboxItem.objects.select_related("company", "document"), pk=item_id)
-    access.require(request.user, item.company_id)
-    return item
 
 
 def _question(request: AuthenticatedHttpRequest) -> str | None:
@@ -61,7 +56,7 @@ def _panel(request: AuthenticatedHttpRequest, panel: AnswerPanel) -> HttpRespons
 @permission_required(roles.ANSWER, raise_exception=True)
 def item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """The answer form: GET shows it on its own page, POST saves it (or asks to confirm a denial)."""
-    item = _visible_item(request, item_id)
+    item = get_visible_item_or_404(request, item_id, InboxItem.objects.select_related("company", "document"))
     list_query = _list_query(request.POST.get("list_query", "") or request.GET.urlencode())
     if request.method == "GET":
         return _panel(request, answer_panel(item, request.user, list_query=list_query))
@@ -83,7 +78,7 @@ def item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
 @permission_required(roles.ANSWER, raise_exception=True)
 def item_answer_preview(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
     """The agent view and verifikat line as they would be after saving; nothing is saved."""
-    item = _visible_item(request, item_id)
+    item = get_visible_item_or_404(request, item_id, InboxItem.objects.select_related("company", "document"))
     question = _question(request)
     if question is None:
         return HttpResponseBadRequest(_("Unknown question type."))
@@ -126,8 +121,7 @@ def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Ht
     answer = _api_answer(request)
     if isinstance(answer, HttpResponse):
         return answer
-    item = InboxItem.objects.filter(pk=item_id).only("company_id").first()
-    if item is None or not access.can_see(request.user, item.company_id):
+    if not InboxItem.objects.visible_to(request.user).filter(pk=item_id).exists():
         return json_error(404, "no such item")
     try:
         result = answer_question(item_id=item_id, user=request.user, answer=answer)

@@ -49,7 +49,18 @@ def bulk_answer(request: AuthenticatedHttpRequest) -> HttpResponse:
     """GET: the ticked items and one form for all; POST: each item answered on its own, each outcome shown."""
     params = request.POST if request.method == "POST" else request.GET
     list_query = QueryDict(params.get("list_query", "")[:2000]).urlencode()
-    context: dict[str, Any] = {"list_query": list_query, "text": "", "errors": {}}
+    # Every name the page reads, so it says "none" itself (the templates fail on a missing one).
+    context: dict[str, Any] = {
+        "list_query": list_query,
+        "text": "",
+        "errors": {},
+        "refusal": "",
+        "outcomes": [],
+        "ids": [],
+        "items": [],
+        "missing": 0,
+        "question": None,
+    }
     try:
         ids = bulk.item_ids(params.getlist("items"))
         items = bulk.visible_items(ids, request.user)
@@ -72,8 +83,8 @@ def bulk_answer(request: AuthenticatedHttpRequest) -> HttpResponse:
             "A bulk answer is one context text, or “readable” for resend questions, and every ticked item must "
             "wait in the app for that same question. Untick the others, or answer them one by one."
         )
-    if request.method == "GET" or "refusal" in context:
-        return render(request, PAGE, context, status=400 if "refusal" in context else 200)
+    if request.method == "GET" or context["refusal"]:
+        return render(request, PAGE, context, status=400 if context["refusal"] else 200)
     answer: Answer = ContextAnswer(text=params.get("text", "")) if question == CONTEXT else ResendAnswer(readable=True)
     try:
         validate(answer)

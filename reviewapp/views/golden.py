@@ -12,7 +12,6 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.contrib.auth.models import PermissionsMixin
 from django.db import IntegrityError
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,7 +22,7 @@ from reviewapp import access, roles
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.golden import GoldenCaseAcceptForm, GoldenCaseRenameForm, GoldenCaseTagsForm
 from reviewapp.forms.preview import GoldenCaseFilterForm
-from reviewapp.htmx import HtmxHttpRequest
+from reviewapp.htmx import AuthenticatedHttpRequest
 from reviewapp.models import GoldenCase
 from reviewapp.previews.golden import canonical_pretty, check_all, check_case, natural_key, word_diff
 from reviewapp.previews.maintenance import (
@@ -41,14 +40,9 @@ from reviewapp.previews.rendering import pretty
 CHANGES_SHOWN = 50
 
 
-def _may(request: HtmxHttpRequest, permission: str) -> bool:
-    user = request.user
-    return isinstance(user, PermissionsMixin) and user.has_perm(permission)
-
-
 @require_safe
 @permission_required(roles.PREVIEW, raise_exception=True)
-def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
+def golden_case_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     filters = GoldenCaseFilterForm(request.GET)
     valid = filters.is_valid()
     wanted = filters.cleaned_data.get("status", "") if valid else ""
@@ -80,22 +74,20 @@ def golden_case_list(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _detail(
-    request: HtmxHttpRequest,
+    request: AuthenticatedHttpRequest,
     case: GoldenCase,
     *,
     rename_form: GoldenCaseRenameForm | None = None,
     tags_form: GoldenCaseTagsForm | None = None,
 ) -> HttpResponse:
     result = check_case(case)
-    can_change = _may(request, roles.SAVE_GOLDEN)
+    can_change = request.user.has_perm(roles.SAVE_GOLDEN)
     # An item of a company the user may not see is not linked; a user
     # limited to some companies is told the same for it and for a missing one.
-    source_company = (
-        InboxItem.objects.filter(pk=case.source_item_id).values_list("company_id", flat=True).first()
-        if case.source_item_id is not None
-        else None
+    source_exists = (
+        case.source_item_id is not None
+        and InboxItem.objects.visible_to(request.user).filter(pk=case.source_item_id).exists()
     )
-    source_exists = source_company is not None and access.can_see(request.user, source_company)
     context: dict[str, Any] = {
         "case": case,
         "result": result,
@@ -121,13 +113,13 @@ def _detail(
 
 @require_safe
 @permission_required(roles.PREVIEW, raise_exception=True)
-def golden_case_detail(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+def golden_case_detail(request: AuthenticatedHttpRequest, case_id: int) -> HttpResponse:
     return _detail(request, get_object_or_404(GoldenCase.objects.select_related("created_by"), pk=case_id))
 
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
-def golden_case_accept(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+def golden_case_accept(request: AuthenticatedHttpRequest, case_id: int) -> HttpResponse:
     """GET shows the diff and asks; POST makes what the current code renders the case's expected output.
 
     The POST must come from the confirmation page: it carries the digests of
@@ -171,7 +163,7 @@ def golden_case_accept(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 
 @require_POST
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
-def golden_case_rename(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+def golden_case_rename(request: AuthenticatedHttpRequest, case_id: int) -> HttpResponse:
     case = get_object_or_404(GoldenCase.objects.select_related("created_by"), pk=case_id)
     form = GoldenCaseRenameForm(request.POST, case=case)
     if form.is_valid():
@@ -190,7 +182,7 @@ def golden_case_rename(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 
 @require_POST
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
-def golden_case_tags(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+def golden_case_tags(request: AuthenticatedHttpRequest, case_id: int) -> HttpResponse:
     case = get_object_or_404(GoldenCase.objects.select_related("created_by"), pk=case_id)
     form = GoldenCaseTagsForm(request.POST)
     if not form.is_valid():
@@ -202,7 +194,7 @@ def golden_case_tags(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
-def golden_case_delete(request: HtmxHttpRequest, case_id: int) -> HttpResponse:
+def golden_case_delete(request: AuthenticatedHttpRequest, case_id: int) -> HttpResponse:
     """GET asks for confirmation; POST deletes (the change log keeps the case's input and output)."""
     case = get_object_or_404(GoldenCase, pk=case_id)
     if request.method == "POST":

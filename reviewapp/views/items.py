@@ -1,7 +1,7 @@
 """The item page, its receipt file and its JSON twin.
 
 Each of them opens an item only for a user who may see its company
-(``reviewapp.access``); another company's item is a 404, exactly like a
+(``reviewapp.visible``); another company's item is a 404, exactly like a
 missing one.
 """
 
@@ -13,30 +13,29 @@ from pathlib import PurePath
 from typing import Any, Final
 
 from django.contrib.auth.decorators import permission_required
-from django.contrib.auth.models import AnonymousUser, PermissionsMixin
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import storages
-from django.db.models import QuerySet
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import FileResponse, HttpResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.csp import CSP
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from reviewapp import access, files, roles
+from reviewapp import files, roles
 from reviewapp.answers.log import app_answers
 from reviewapp.answers.view_models.panel import answer_panel
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
-from reviewapp.htmx import HtmxHttpRequest
+from reviewapp.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
 from reviewapp.items.describe import describe_item, item_json, page_queryset, shown_receipt_kind
 from reviewapp.items.history import HISTORY_LIMIT
 from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
 from reviewapp.models import IndexedItem
 from reviewapp.views import raw
+from reviewapp.visible import get_visible_item_or_404
 
 # Chrome draws an inline PDF through an internal <embed>, which the site-wide
 # object-src 'none' would block (crbug.com/271452); the file response only
@@ -45,36 +44,23 @@ _PDF_CSP: Final = {"frame-ancestors": [CSP.SELF]}
 _FILE_CSP: Final = {"default-src": [CSP.NONE], "frame-ancestors": [CSP.SELF]}
 
 
-def _may(request: HttpRequest, permission: str) -> bool:
-    user = request.user
-    return isinstance(user, PermissionsMixin | AnonymousUser) and user.has_perm(permission)
-
-
-def _visible_item(request: HttpRequest, queryset: QuerySet[InboxItem], item_id: uuid.UUID) -> InboxItem:
-    """The item, if it exists and ``request.user`` may see its company; else Http404."""
-    item = get_object_or_404(queryset, pk=item_id)
-    access.require(request.user, item.company_id)
-    return item
-
-
-def _raw_downloads(request: HttpRequest, item_id: uuid.UUID) -> dict[str, str]:
-    """Where a cut value's "Show all" downloads the stored JSON, for those who may see it."""
-    if not _may(request, roles.VIEW_RAW):
-        return {}
-    return {column: reverse("item_raw", args=[item_id, column]) for column in raw.COLUMNS}
+def _raw_downloads(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> dict[str, str]:
+    """Where a cut value's "Show all" downloads the stored JSON, for those who may see it ("": no download)."""
+    may = request.user.has_perm(roles.VIEW_RAW)
+    return {column: reverse("item_raw", args=[item_id, column]) if may else "" for column in raw.COLUMNS}
 
 
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
-def item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = _visible_item(request, page_queryset(), item_id)
+def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
+    item = get_visible_item_or_404(request, item_id, page_queryset())
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
     indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
     prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
     log = app_answers(item.pk)
-    view = describe_item(item, full_conversation=_may(request, FULL_PERMISSION), user=request.user, app_log=log)
+    view = describe_item(item, full_conversation=request.user.has_perm(FULL_PERMISSION), user=request.user, app_log=log)
     context: dict[str, Any] = {
         "item": item,
         "view": view,
@@ -112,14 +98,14 @@ def _document_missing(
 
 @require_safe
 @permission_required(roles.VIEW_ITEMS, raise_exception=True)
-def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseBase:
+def item_document(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponseBase:
     """The receipt file, read from accounted's ``documents`` bucket by its ``storage_path``."""
-    item = _visible_item(
+    item = get_visible_item_or_404(
         request,
+        item_id,
         InboxItem.objects.select_related("document").only(
             "id", "company_id", "document", "document__storage_path", "document__file_name", "document__mime_type"
         ),
-        item_id,
     )
     document = item.document
     if document is None:
@@ -153,16 +139,16 @@ def item_document(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponseB
 
 
 @api_view(methods=["GET"], permission=roles.VIEW_ITEMS)
-def api_item_detail(request: HtmxHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = page_queryset().filter(pk=item_id).first()
-    if item is None or not access.can_see(request.user, item.company_id):
+def api_item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
+    item = page_queryset().visible_to(request.user).filter(pk=item_id).first()
+    if item is None:
         # Another company's item answers exactly as a missing one.
         return json_response({"error": "no such item"}, status=404)
     return json_response(
         item_json(
             item,
-            include_raw_context=_may(request, roles.VIEW_RAW),
-            full_conversation=_may(request, FULL_PERMISSION),
+            include_raw_context=request.user.has_perm(roles.VIEW_RAW),
+            full_conversation=request.user.has_perm(FULL_PERMISSION),
             user=request.user,
         )
     )

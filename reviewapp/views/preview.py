@@ -14,7 +14,6 @@ from typing import Any, Final
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.contrib.auth.models import PermissionsMixin
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import DataError, IntegrityError, transaction
 from django.http import Http404, HttpResponse
@@ -22,7 +21,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 import clarifications
 from clarifications.cli import dump_line
@@ -30,7 +29,7 @@ from reviewapp import access, roles, states
 from reviewapp.api_auth import api_view, json_error
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.preview import GoldenCaseNameForm, PreviewForm, PreviewSourceForm
-from reviewapp.htmx import HtmxHttpRequest
+from reviewapp.htmx import AuthenticatedHttpRequest
 from reviewapp.jinja import render_block
 from reviewapp.models import GoldenCase
 from reviewapp.previews.gallery import EXAMPLES, find_example
@@ -38,37 +37,31 @@ from reviewapp.previews.golden import save_golden_case
 from reviewapp.previews.parsing import MAX_FORM_BYTES, MAX_INPUT_BYTES, InvalidJson, JsonDict, parse_json
 from reviewapp.previews.rendering import Rendering, input_for_item, render_input
 from reviewapp.rendering_caps import capped_json
+from reviewapp.visible import get_visible_item_or_404
 
 # Indent every level, as the editor shows the JSON (``pretty``).
 _EVERY_LEVEL: Final = 1_000_000_000
 
 
-def _content_length(request: HtmxHttpRequest) -> int:
+def _content_length(request: AuthenticatedHttpRequest) -> int:
     try:
         return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
     except ValueError:
         return 0
 
 
-def _may(request: HtmxHttpRequest, permission: str) -> bool:
-    user = request.user
-    return isinstance(user, PermissionsMixin) and user.has_perm(permission)
-
-
 def _too_large_message() -> str:
     return _("The request is larger than the %(limit)s KiB the preview accepts.") % {"limit": MAX_INPUT_BYTES // 1024}
 
 
-def _load_item(request: HtmxHttpRequest, item_id: Any) -> InboxItem:
+def _load_item(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> InboxItem:
     """The inbox item, if it exists and the user may see its company; else Http404."""
     # The playground shows the raw channel_context, so it takes that permission too.
-    if not _may(request, roles.VIEW_RAW):
+    if not request.user.has_perm(roles.VIEW_RAW):
         raise PermissionDenied
-    item = get_object_or_404(
-        InboxItem.objects.only("id", "company_id", "channel_context", "document", "extracted_data"), pk=item_id
+    return get_visible_item_or_404(
+        request, item_id, InboxItem.objects.only("id", "company_id", "channel_context", "document", "extracted_data")
     )
-    access.require(request.user, item.company_id)
-    return item
 
 
 def _unreadable_message(item: InboxItem) -> str:
@@ -94,7 +87,7 @@ def _unreadable_message(item: InboxItem) -> str:
     return ""
 
 
-def _visible_source(request: HtmxHttpRequest, item_id: uuid.UUID | None) -> uuid.UUID | None:
+def _visible_source(request: AuthenticatedHttpRequest, item_id: uuid.UUID | None) -> uuid.UUID | None:
     """``item_id`` as a golden case's source item, or None when the user may not see that item.
 
     The playground carries the id it loaded (``source_item``); a forged id
@@ -102,11 +95,12 @@ def _visible_source(request: HtmxHttpRequest, item_id: uuid.UUID | None) -> uuid
     """
     if item_id is None or access.company_ids(request.user) is None:
         return item_id
-    company_id = InboxItem.objects.filter(pk=item_id).values_list("company_id", flat=True).first()
-    return item_id if company_id is not None and access.can_see(request.user, company_id) else None
+    return item_id if InboxItem.objects.visible_to(request.user).filter(pk=item_id).exists() else None
 
 
-def _source_data(request: HtmxHttpRequest, source: PreviewSourceForm) -> tuple[dict[str, str] | None, str, str]:
+def _source_data(
+    request: AuthenticatedHttpRequest, source: PreviewSourceForm
+) -> tuple[dict[str, str] | None, str, str]:
     """Form data for ``?example=``, ``?item=`` or ``?case=``, what it was loaded from, and why it could not be."""
     data = source.cleaned_data
     if data.get("item"):
@@ -160,7 +154,7 @@ def _item_of(data: Any) -> uuid.UUID | None:
 
 
 def _page(
-    request: HtmxHttpRequest,
+    request: AuthenticatedHttpRequest,
     form: PreviewForm,
     *,
     name_form: GoldenCaseNameForm | None = None,
@@ -184,7 +178,7 @@ def _page(
         stale_rendering = _stale_rendering(last_good)
         if stale_rendering is None:
             last_good = ""
-    can_save = _may(request, roles.SAVE_GOLDEN)
+    can_save = request.user.has_perm(roles.SAVE_GOLDEN)
     source_item = source_item or (_item_of(request.POST) if request.method == "POST" else None)
     context = {
         "form": form,
@@ -202,13 +196,17 @@ def _page(
         "too_large_message": _too_large_message() if too_large else "",
     }
     if request.htmx and request.method == "POST":
-        return HttpResponse(render_block("preview/page.html", "results", context, request), status=status)
+        response = HttpResponse(render_block("preview/page.html", "results", context, request), status=status)
+        if too_large:
+            # Into the results it replaces, not #request-refused where base.html's htmx-config sends a 413.
+            response = reswap(retarget(response, "#preview-results"), "outerHTML")
+        return response
     return render(request, "preview/page.html", context, status=status)
 
 
 @require_http_methods(["GET", "POST"])
 @permission_required(roles.PREVIEW, raise_exception=True)
-def preview_page(request: HtmxHttpRequest) -> HttpResponse:
+def preview_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             if _content_length(request) > MAX_FORM_BYTES:
@@ -226,7 +224,7 @@ def preview_page(request: HtmxHttpRequest) -> HttpResponse:
 
 @require_POST
 @permission_required(roles.SAVE_GOLDEN, raise_exception=True)
-def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
+def golden_case_create(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Save the previewed input (or an inbox item's, with ``item``) with its current outputs."""
     try:
         if _content_length(request) > MAX_FORM_BYTES:
@@ -278,7 +276,7 @@ def golden_case_create(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @api_view(methods=["POST"], permission=roles.PREVIEW)
-def api_preview(request: HtmxHttpRequest) -> HttpResponse:
+def api_preview(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Render one input line; the body answered is what ``python -m clarifications`` prints for it."""
     if _content_length(request) > MAX_INPUT_BYTES:
         return json_error(413, _too_large_message(), limit_bytes=MAX_INPUT_BYTES)

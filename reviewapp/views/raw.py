@@ -13,41 +13,33 @@ from collections.abc import Iterator
 from typing import Final
 
 from django.contrib.auth.decorators import permission_required
-from django.db import connections
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.http import Http404, HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_safe
 
-from reviewapp import access, roles
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp import roles
+from reviewapp.bookkeeping.models import InboxItem
 
-# The jsonb columns that may be downloaded, each with its query (a column
-# name cannot be a query parameter).
-_QUERIES: Final = {
-    "channel_context": "SELECT company_id, channel_context::text FROM public.invoice_inbox_items WHERE id = %s",
-    "extracted_data": "SELECT company_id, extracted_data::text FROM public.invoice_inbox_items WHERE id = %s",
-}
-COLUMNS: Final = tuple(_QUERIES)
+# The jsonb columns that may be downloaded.
+COLUMNS: Final = ("channel_context", "extracted_data")
 _CHUNK: Final = 64 * 1024
 
 
 def _stored_text(request: HttpRequest, item_id: uuid.UUID, column: str) -> str | None:
-    """The column as PostgreSQL prints it.
+    """The column as PostgreSQL prints it (``channel_context::text``), never decoded in Python.
 
     Http404 when there is no such column, no such item, or the item is of a
-    company the user may not see (``reviewapp.access``: the same answer as a
-    missing item, so the id says nothing).
+    company the user may not see (``InboxItem.objects.visible_to``: the same
+    answer as a missing item, so the id says nothing).
     """
-    query = _QUERIES.get(column)
-    if query is None:
+    if column not in COLUMNS:
         raise Http404("No such column")
-    with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute(query, [item_id])
-        row = cursor.fetchone()
+    items = InboxItem.objects.visible_to(request.user).filter(pk=item_id)
+    row = items.values_list("pk", Cast(column, TextField())).first()
     if row is None:
         raise Http404("No such item")
-    company_id, text = row
-    access.require(request.user, company_id)
-    return text
+    return row[1]
 
 
 def _chunks(text: str) -> Iterator[bytes]:

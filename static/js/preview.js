@@ -1,11 +1,11 @@
 // Prompt preview: htmx renders as you type (hx-trigger on the form's fields).
 // The results carry the last valid input (last_good, form="preview-form"),
 // so while the JSON is half typed the server keeps showing its renderings.
-// htmx 2 does not swap 4xx answers. The preview answers a too-large input
-// with 413 and a message meant for the results region, so that one is
-// swapped in (a body past the app's request cap is a 413 too, but retargeted
-// to #request-refused: refusals.js shows it); any other refusal is handled
-// here: the old renderings stay and a note says the input was refused.
+// htmx swaps what base.html's htmx-config says (responseHandling): the
+// preview's own 413 into the results (it says so with HX-Retarget), a body
+// past the app's request cap (413) or an outage (503) into #request-refused.
+// Any other refusal of a render is handled here: the old renderings stay
+// and a note says the input was refused.
 (function () {
   "use strict";
 
@@ -22,15 +22,10 @@
   }
 
   document.addEventListener("htmx:beforeSwap", function (evt) {
-    if (!isPreviewRequest(evt) || !evt.detail.xhr) {
+    if (!isPreviewRequest(evt) || !evt.detail.xhr || evt.detail.shouldSwap) {
       return;
     }
-    var status = evt.detail.xhr.status;
-    if (status === 413) {
-      evt.detail.shouldSwap = true;
-      evt.detail.isError = false;
-    } else if (status >= 400) {
-      evt.detail.shouldSwap = false;
+    if (evt.detail.xhr.status >= 400) {
       evt.detail.isError = false;
       showRequestError(true);
     }

@@ -1,7 +1,7 @@
 """A request refused as a whole is shown in place by htmx, and what was typed stays (``make e2e``).
 
-htmx 2 swaps no 4xx or 5xx answer; static/js/refusals.js swaps the app's own
-413 and 503 (HX-Retarget: #request-refused) into the page's refusal region.
+base.html's htmx-config (responseHandling) has htmx swap a 413 or a 503 into
+the page's refusal region, #request-refused; static/js/refusals.js clears it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,9 @@ import pytest
 from django.http import QueryDict
 
 from reviewapp import roles
+from reviewapp.forms.inbox import SORT_QUEUE
 from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.inbox.sorting import ordered
 from reviewapp.models import CompanyAssignment, IndexedItem
 from tests import factories
 from tests.inbox.helpers import denial, moved_to_app, note, pending
@@ -31,7 +33,7 @@ def test_in_states_lists_an_item_in_any_of_the_states_and_no_states_means_every_
     assert _ids(mine.in_states()) == {str(waiting.pk), str(denied.pk), str(plain.pk)}
 
 
-def test_needs_answer_is_the_queue_and_queue_order_is_the_longest_waiting_first_as_the_list_sorts_it():
+def test_needs_answer_is_the_queue_and_the_queue_order_is_the_longest_waiting_first():
     company = factories.make_company()
     later = factories.make_item(company, channel_context=pending("moved_to_app"))
     earlier = factories.make_item(company, channel_context=pending("moved_to_app"))
@@ -39,10 +41,10 @@ def test_needs_answer_is_the_queue_and_queue_order_is_the_longest_waiting_first_
     moved_to_app(later, dt.datetime(2026, 11, 2, 9, tzinfo=dt.UTC))
     moved_to_app(earlier, dt.datetime(2026, 11, 1, 9, tzinfo=dt.UTC))
     queue = IndexedItem.objects.for_companies([company.pk]).needs_answer()
-    assert list(queue.queue_order().values_list("pk", flat=True)) == [earlier.pk, later.pk]
+    assert list(ordered(queue, SORT_QUEUE).values_list("pk", flat=True)) == [earlier.pk, later.pk]
     support = factories.make_user(roles.SUPPORT)
     listed = filtered_items(parse_list_query(QueryDict("state=needs_answer&sort=queue"), user=support))
-    assert [pk for pk in listed.queue_order().values_list("pk", flat=True) if pk in {earlier.pk, later.pk}] == [
+    assert [pk for pk in ordered(listed, SORT_QUEUE).values_list("pk", flat=True) if pk in {earlier.pk, later.pk}] == [
         earlier.pk,
         later.pk,
     ]

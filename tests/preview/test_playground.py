@@ -154,6 +154,8 @@ def test_a_body_over_the_upload_limit_is_a_413_with_a_message(qa_client, setting
     response = qa_client.post(URL, data, **HTMX)
     assert response.status_code == 413
     assert "256 KiB" in text_of(response.content.decode(), "too-large")
+    # Into the results, not #request-refused where base.html's htmx-config sends other 413s.
+    assert (response["HX-Retarget"], response["HX-Reswap"]) == ("#preview-results", "outerHTML")
 
 
 def test_with_real_csrf_checks_an_oversized_body_is_refused_before_the_view(qa, settings):

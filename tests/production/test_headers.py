@@ -107,7 +107,8 @@ def test_the_htmx_config_forbids_eval_and_inline_styles(client):
     import json
 
     config = json.loads(match.group(1))
-    assert config == {"includeIndicatorStyles": False, "allowEval": False, "allowScriptTags": False}
+    switches = {key: config[key] for key in ("includeIndicatorStyles", "allowEval", "allowScriptTags")}
+    assert switches == {"includeIndicatorStyles": False, "allowEval": False, "allowScriptTags": False}
 
 
 def test_the_bundled_htmx_honours_the_config_that_keeps_it_inside_the_csp():
