@@ -23,7 +23,8 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
 
 ## make run: set up, migrate, build the bookkeeping replica and demo data when empty, serve on
 ## http://127.0.0.1:8000 with the read model's sync running beside the web server. Without
-## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/).
+## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/),
+## which manage.py starts (reviewapp/embedded_pg.py); `make clean` stops it.
 run: $(DEV_STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py create_bookkeeping_replica --if-missing
@@ -36,7 +37,8 @@ run: $(DEV_STAMP)
 test: $(DEV_STAMP)
 	$(PY) -m pytest
 
-## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key)
+## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key
+## and, with no database URL, a placeholder database; nothing starts a server)
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .

