@@ -35,7 +35,7 @@ run: $(DEV_STAMP)
 ## make test: set up and run the whole suite (the embedded PostgreSQL, or DATABASE_URL and
 ## BOOKKEEPING_DATABASE_URL when set) in TEST_WORKERS processes (pytest-xdist; 0 runs it in
 ## this one). Each worker has its own test databases beside them, test_<name>_gw<n>, and builds
-## the bookkeeping replica in its own. Two workers took 19 min where one took 30 on this 2-core machine.
+## the bookkeeping replica in its own. On this 2-core machine two workers take 6 min, one 9.
 TEST_WORKERS ?= 2
 test: $(DEV_STAMP)
 	$(PY) -m pytest -n $(TEST_WORKERS)
