@@ -1,22 +1,31 @@
 # The README's commands. Each one sets up what it needs on a fresh machine.
 VENV := .venv
 PY := $(VENV)/bin/python
+# What production runs (make serve), and that plus the tools (every other target).
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint golden e2e serve serve-env bench clean
+.PHONY: run test lint golden e2e messages serve serve-env bench clean
 
-$(STAMP): requirements.txt
-	@test -x $(PY) || "$$(scripts/find-python)" -m venv $(VENV)
+$(VENV)/bin/python:
+	"$$(scripts/find-python)" -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): requirements.txt | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -r requirements.txt
 	@touch $(STAMP)
 
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	@touch $(STAMP) $(DEV_STAMP)
+
 ## make run: set up, migrate, build the bookkeeping replica and demo data when empty, serve on
 ## http://127.0.0.1:8000 with the read model's sync running beside the web server. Without
-## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/).
-run: $(STAMP)
+## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/),
+## which manage.py starts (reviewapp/embedded_pg.py); `make clean` stops it.
+run: $(DEV_STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py create_bookkeeping_replica --if-missing
 	DEBUG=$${DEBUG:-1} $(PY) manage.py seed_demo --if-empty
@@ -24,19 +33,30 @@ run: $(STAMP)
 	DEBUG=$${DEBUG:-1} scripts/with-sync $(PY) manage.py runserver $(HOST):$(PORT)
 
 ## make test: set up and run the whole suite (the embedded PostgreSQL, or DATABASE_URL and
-## BOOKKEEPING_DATABASE_URL when set; the test databases are test_<name> beside them)
-test: $(STAMP)
-	$(PY) -m pytest
+## BOOKKEEPING_DATABASE_URL when set) in TEST_WORKERS processes (pytest-xdist; 0 runs it in
+## this one). Each worker has its own test databases beside them, test_<name>_gw<n>, and builds
+## the bookkeeping replica in its own. On this 2-core machine two workers take 6 min, one 9.
+TEST_WORKERS ?= 2
+test: $(DEV_STAMP)
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
-## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key)
-lint: $(STAMP)
+## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key
+## and, with no database URL, a placeholder database; nothing starts a server)
+lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	DEBUG=1 $(PY) -m mypy
 
 ## make golden: the shared reference cases must render exactly as the TypeScript did
-golden: $(STAMP)
+golden: $(DEV_STAMP)
 	$(PY) manage.py golden_check --file ../shared/golden/clarifications.jsonl
+
+## make messages: the Swedish catalogue from the code (babel.cfg: Jinja2's extractor for the
+## pages' {% trans %} and _(), Python's for reviewapp/): merges into locale/sv/LC_MESSAGES/django.po
+## keeping every translation, drops what the code no longer asks for, compiles django.mo, and
+## names what is left to translate. tests/test_i18n.py fails while it would change anything.
+messages: $(DEV_STAMP)
+	$(PY) scripts/messages.py
 
 clean:
 	-$(PY) -m reviewapp.embedded_pg stop
@@ -46,7 +66,7 @@ clean:
 ## in Debian's Chromium against a live server; installs the chromium package first when it
 ## is missing and we are root (CI is). Screenshots land in test-artifacts/e2e/;
 ## E2E_README_SCREENSHOTS=1 make e2e also rewrites docs/screenshots/.
-e2e: $(STAMP)
+e2e: $(DEV_STAMP)
 	@if [ ! -x /usr/sbin/nginx ] && [ "$$(id -u)" = 0 ]; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx openssl; \
 	fi
@@ -59,11 +79,11 @@ e2e: $(STAMP)
 	fi
 	$(PY) -m pytest -m e2e
 
-## make serve: production-style: migrate, collect static files, gunicorn on PostgreSQL
-## (needs DATABASE_URL=postgres://..., SECRET_KEY and ALLOWED_HOSTS in the environment)
+## make serve: production-style: installs requirements.txt only, migrates, collects static files,
+## gunicorn on PostgreSQL (needs DATABASE_URL and BOOKKEEPING_DATABASE_URL (postgres://...),
+## SECRET_KEY and ALLOWED_HOSTS in the environment; it never starts the embedded server)
 serve: serve-env $(STAMP)
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createcachetable --verbosity 0
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	GUNICORN_BIND=$${GUNICORN_BIND:-$(HOST):$(PORT)} exec scripts/with-sync $(VENV)/bin/gunicorn reviewapp.wsgi -c gunicorn.conf.py
 

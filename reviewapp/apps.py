@@ -4,14 +4,6 @@ from django.apps import AppConfig
 from django.db.models.signals import post_migrate
 
 
-def _create_cache_table(**kwargs: Any) -> None:
-    # The database cache (login throttling) needs its table; creating it with
-    # every migrate means no set-up step can forget it. It is idempotent.
-    from django.core.management import call_command
-
-    call_command("createcachetable", database=kwargs.get("using", "default"), verbosity=0)
-
-
 def _ensure_roles(**kwargs: Any) -> None:
     # After migrate, and after a test database flush, which empties the
     # groups table but re-creates permissions just before this runs.
@@ -27,5 +19,4 @@ class ReviewappConfig(AppConfig):
     verbose_name = "Clarification review"
 
     def ready(self) -> None:
-        post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="reviewapp-createcachetable")
         post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="reviewapp-ensure-roles")

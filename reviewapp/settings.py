@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -148,52 +149,40 @@ TEMPLATES = [
 FORM_RENDERER = "reviewapp.forms.renderer.FormRenderer"
 
 # Two PostgreSQL databases. ``default`` is the review app's own (users,
-# sessions, cache, tokens, golden cases, the list's read model, its answer
-# log); Django's migrations create it. ``bookkeeping`` is accounted's, whose
-# tables the app reads through unmanaged models and never migrates
-# (reviewapp/routers.py). Both URLs in production; neither on a laptop or in
-# the tests, where a private embedded PostgreSQL serves both
-# (reviewapp/embedded_pg.py).
+# sessions, tokens, golden cases, the list's read model, its answer log);
+# Django's migrations create it. ``bookkeeping`` is accounted's, whose tables
+# the app reads through unmanaged models and never migrates
+# (reviewapp/routers.py). The settings only read the two URLs; they never start
+# a server. On a laptop and in the tests, where neither is set, manage.py,
+# make and tests/envdefaults.py start a private embedded PostgreSQL first and
+# set both (reviewapp/embedded_pg.py).
 _CONN_MAX_AGE = envint("CONN_MAX_AGE", 60)
 _REVIEW_URL = os.environ.get("DATABASE_URL", "")
 _BOOKKEEPING_URL = os.environ.get("BOOKKEEPING_DATABASE_URL", "")
+DATABASES: dict[str, Any]
 if _REVIEW_URL and _BOOKKEEPING_URL:
     DATABASES = {
         "default": dj_database_url.parse(_REVIEW_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True),
         "bookkeeping": dj_database_url.parse(_BOOKKEEPING_URL, conn_max_age=_CONN_MAX_AGE, conn_health_checks=True),
     }
+    for _engine in {db["ENGINE"] for db in DATABASES.values()}:
+        if _engine != "django.db.backends.postgresql":
+            raise ImproperlyConfigured(f"Both databases must be PostgreSQL (postgres:// URLs), got {_engine}.")
 elif _REVIEW_URL or _BOOKKEEPING_URL:
     raise ImproperlyConfigured(
         "Set both DATABASE_URL (the review app's own database) and BOOKKEEPING_DATABASE_URL "
         "(accounted's), or neither for the embedded PostgreSQL."
     )
-elif DEBUG or envbool("EMBEDDED_POSTGRES", False):
-    from reviewapp import embedded_pg
-
-    _server = embedded_pg.connection_settings()
-    embedded_pg.ensure_database("review")
-    embedded_pg.ensure_database("bookkeeping")
-    DATABASES = {
-        alias: {
-            "ENGINE": "django.db.backends.postgresql",
-            "NAME": alias if alias == "bookkeeping" else "review",
-            "HOST": _server["HOST"],
-            "PORT": _server["PORT"],
-            "USER": _server["USER"],
-            "PASSWORD": _server["PASSWORD"],
-            "CONN_MAX_AGE": _CONN_MAX_AGE,
-            "CONN_HEALTH_CHECKS": True,
-        }
-        for alias in ("default", "bookkeeping")
-    }
+elif DEBUG:
+    # Imported without a database (mypy's django-stubs does): a placeholder
+    # whose first use says what to set (reviewapp/no_database/base.py).
+    DATABASES = {alias: {"ENGINE": "reviewapp.no_database"} for alias in ("default", "bookkeeping")}
 else:
     raise ImproperlyConfigured(
         "DATABASE_URL and BOOKKEEPING_DATABASE_URL must be set when DEBUG is off "
-        "(or EMBEDDED_POSTGRES=1 for a private embedded server)."
+        "(manage.py, make and the tests start a private embedded server for them with "
+        "DEBUG=1 or EMBEDDED_POSTGRES=1)."
     )
-for _engine in {db["ENGINE"] for db in DATABASES.values()}:
-    if _engine != "django.db.backends.postgresql":
-        raise ImproperlyConfigured(f"Both databases must be PostgreSQL (postgres:// URLs), got {_engine}.")
 # The test run never migrates accounted's database: the tests build the
 # replica there from the contract (tests/conftest.py), as accounted would.
 DATABASES["bookkeeping"]["TEST"] = {"MIGRATE": False}
@@ -232,16 +221,6 @@ if envbool("DB_POOL", False):
             "timeout": envint("DB_POOL_TIMEOUT", 10),
         }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-
-# The cache is the database, so every process and host behind the load
-# balancer shares it (login throttling counts failures here). Its table is
-# created by `migrate` (see ReviewappConfig.ready) and by `createcachetable`.
-CACHES = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
-        "LOCATION": "reviewapp_cache",
-    }
-}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

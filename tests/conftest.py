@@ -131,6 +131,8 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     # The test copy of accounted's database is created empty (it is never
     # migrated); the replica built from the contract goes in once per run.
+    # Under pytest-xdist each worker has its own copy (test_bookkeeping_gw0...)
+    # and builds the replica there.
     # TEST_BOOKKEEPING_SCHEMA names other SQL to build it with instead: the
     # same tables made by someone else (CI runs the read paths on
     # tests/bookkeeping/replica_by_someone_else.sql too).

@@ -12,6 +12,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
+from reviewapp import embedded_pg
 from reviewapp import settings as app_settings
 from tests import factories
 
@@ -110,6 +111,88 @@ def test_a_database_that_is_not_postgresql_is_refused(monkeypatch):
     result = _load_settings(monkeypatch, DEBUG="1", DATABASE_URL=sqlite, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL)
     assert result.returncode != 0
     assert "Both databases must be PostgreSQL" in result.stderr
+
+
+# What a process without a database URL imported, and what its first query said.
+_NO_SERVER = """
+import sys
+print(sorted(m for m in sys.modules if 'embedded' in m))
+from reviewapp.models import IndexedItem
+try:
+    IndexedItem.objects.count()
+except Exception as error:
+    print(type(error).__name__, error)
+"""
+
+
+@pytest.mark.parametrize("module", ["django.setup()", "reviewapp.wsgi"])
+def test_debug_without_database_urls_loads_but_starts_no_server(monkeypatch, module):
+    # mypy (django-stubs) loads the settings with DEBUG=1 and no URL, and so
+    # may gunicorn: neither may start the embedded server or create databases.
+    setup = "import django; django.setup()" if module == "django.setup()" else "import reviewapp.wsgi"
+    result = _load_settings(monkeypatch, setup + _NO_SERVER, DEBUG="1", DJANGO_SETTINGS_MODULE="reviewapp.settings")
+    assert result.returncode == 0, result.stderr
+    imported, said = result.stdout.splitlines()
+    assert imported == "[]"
+    # The first query says what to set instead of failing somewhere deeper.
+    assert said.startswith("ImproperlyConfigured No database: DATABASE_URL and BOOKKEEPING_DATABASE_URL are not set.")
+
+
+def test_embedded_postgres_is_for_the_starters_not_the_settings(monkeypatch):
+    # EMBEDDED_POSTGRES=1 asks manage.py and the test run for the server; a
+    # process that loads the settings directly (gunicorn) with DEBUG off still refuses.
+    result = _load_settings(monkeypatch, DEBUG="0", SECRET_KEY="x" * 60, EMBEDDED_POSTGRES="1")
+    assert result.returncode != 0
+    assert "DATABASE_URL and BOOKKEEPING_DATABASE_URL must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "asked"),
+    [
+        ({"DEBUG": "1"}, True),
+        ({"DEBUG": "0", "EMBEDDED_POSTGRES": "1"}, True),
+        ({}, False),  # production: the settings refuse to load instead
+        ({"DEBUG": "0", "EMBEDDED_POSTGRES": "0"}, False),
+        ({"DEBUG": "1", "DATABASE_URL": REVIEW_URL, "BOOKKEEPING_DATABASE_URL": BOOKKEEPING_URL}, False),
+        ({"DEBUG": "1", "DATABASE_URL": REVIEW_URL}, False),  # half a configuration: the settings say so
+    ],
+)
+def test_the_embedded_server_is_started_only_when_no_database_is_named(env, asked):
+    assert embedded_pg.asked(dict(env)) is asked
+
+
+# manage.py with the server's start faked: a socket folder whose name needs quoting in a URL.
+_FAKE_SERVER = """
+import runpy, sys
+from reviewapp import embedded_pg
+created = []
+server = {"HOST": "/tmp/Some Folder", "PORT": "5433", "USER": "postgres", "PASSWORD": ""}
+embedded_pg.connection_settings = lambda: server
+embedded_pg.ensure_database = created.append
+sys.argv = ["manage.py", "shell", "--no-imports", "-c", "from django.conf import settings as s; "
+    "print([(a, d['HOST'], d['PORT'], d['NAME']) for a, d in s.DATABASES.items()])"]
+try:
+    runpy.run_path("manage.py", run_name="__main__")
+finally:
+    print(created)
+"""
+
+
+def test_manage_py_starts_the_embedded_server_before_django_reads_the_settings(monkeypatch):
+    result = subprocess.run(
+        [sys.executable, "-c", _FAKE_SERVER],
+        env={**{k: v for k, v in os.environ.items() if k not in _SETTINGS_ENV}, "DEBUG": "1"},
+        cwd=app_settings.BASE_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    databases, created = result.stdout.strip().splitlines()[-2:]
+    assert databases == (
+        "[('default', '/tmp/Some Folder', 5433, 'review'), ('bookkeeping', '/tmp/Some Folder', 5433, 'bookkeeping')]"
+    )
+    assert created == "['review', 'bookkeeping']"
 
 
 @pytest.mark.django_db
