@@ -40,12 +40,13 @@ TEST_WORKERS ?= 2
 test: $(DEV_STAMP)
 	$(PY) -m pytest -n $(TEST_WORKERS)
 
-## make lint: ruff, formatting and mypy (django-stubs loads the settings: DEBUG=1 lends them a key
+## make lint: ruff, formatting, mypy and djlint on the templates (django-stubs loads the settings: DEBUG=1 lends them a key
 ## and, with no database URL, a placeholder database; nothing starts a server)
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	DEBUG=1 $(PY) -m mypy
+	$(PY) -m djlint templates --lint
 
 ## make golden: the shared reference cases must render exactly as the TypeScript did
 golden: $(DEV_STAMP)
