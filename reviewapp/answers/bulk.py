@@ -31,7 +31,7 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 
-from reviewapp import access, roles
+from reviewapp import roles
 from reviewapp.answers.inputs import CONTEXT, READABLE, RESEND, Answer, ContextAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import AnswerConflict, AnswerResult, answer_question
@@ -127,8 +127,8 @@ def bulk_problem(answer: Answer) -> str | None:
 
 def visible_items(ids: list[uuid.UUID], user: User) -> dict[uuid.UUID, InboxItem]:
     """The items of ``ids`` that ``user`` may see, by id; ``MixedCompanies`` when they are of several companies."""
-    found = InboxItem.objects.filter(pk__in=ids).select_related("company")
-    visible = {item.pk: item for item in found if access.can_see(user, item.company_id)}
+    found = InboxItem.objects.visible_to(user).filter(pk__in=ids).select_related("company")
+    visible = {item.pk: item for item in found}
     companies = {item.company_id for item in visible.values()}
     if len(companies) > 1:
         raise MixedCompanies(companies)

@@ -45,7 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import access, roles, sync
+from reviewapp import roles, sync
 from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
     Written,
@@ -182,10 +182,8 @@ def _write(
 ) -> AnswerResult:
     # The lock makes a concurrent answer wait here, then read what was
     # committed before it: the checks below see the latest row.
-    item = InboxItem.objects.select_for_update().get(pk=item_id)
-    if not access.can_see(user, item.company_id):
-        # Checked here too, not only by the views: another company's item is as missing as no item.
-        raise InboxItem.DoesNotExist
+    # Scoped here too, not only by the views: another company's item is as missing as no item.
+    item = InboxItem.objects.visible_to(user).select_for_update().get(pk=item_id)
     before = item.channel_context
     reason = conflict_reason(before, answer.question, booked=item.is_booked, amend=answer.amend)
     if reason is None and isinstance(answer, TypedAnswer) and answer.amend:
