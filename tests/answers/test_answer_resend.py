@@ -7,6 +7,7 @@ import io
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
@@ -171,7 +172,8 @@ def test_a_file_the_company_already_has_is_not_stored_and_the_page_names_the_ite
     assert str(holder.pk) in info
     assert "Bränsle <b>AB</b>" in info  # the supplier's name as text, escaped
     assert "<b>AB</b>" not in response.content.decode()
-    assert holder.created_at.strftime("%Y-%m-%d") in info
+    # The page gives the day in Stockholm, which is not the UTC day for an hour or two before midnight.
+    assert timezone.localtime(holder.created_at).strftime("%Y-%m-%d") in info
     assert f'href="{item_url(holder)}"' in response.content.decode()
     assert 'form="resend-duplicate"' in response.content.decode()
     # Nothing written: no second copy, no document, no item, no event; the question still waits.

@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent
@@ -124,7 +125,8 @@ def test_the_resend_form_offers_the_companys_newer_items_with_thumbnail_received
     assert "5eed1e55" in offered
     assert "Taxi Kurir" in offered
     assert "249.50 SEK" in offered
-    assert photo.created_at.astimezone(dt.UTC).strftime("%Y-%m-%d") in offered
+    # The day in Stockholm, as the page gives it (not the UTC day, for an hour or two before midnight).
+    assert timezone.localtime(photo.created_at).strftime("%Y-%m-%d") in offered
     assert [tag["src"] for tag in page.tags("img") if "newer-item-thumb" in (tag.get("class") or "")] == [
         reverse("item_document", args=[photo.pk])
     ]
