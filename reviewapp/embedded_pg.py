@@ -30,13 +30,11 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import quote
 
+from reviewapp import env
+
 DATA_DIR = Path(__file__).resolve().parent.parent / ".pgdata"
 # The two databases on the embedded server: the review app's own and the replica of accounted's.
 DATABASES = {"DATABASE_URL": "review", "BOOKKEEPING_DATABASE_URL": "bookkeeping"}
-
-# The spellings reviewapp.settings.envbool accepts.
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 
 @cache
@@ -85,10 +83,10 @@ def url(name: str) -> str:
 
 
 def _flag(environ: MutableMapping[str, str], name: str) -> bool:
-    value = environ.get(name, "").strip().lower()
-    if value not in _TRUE | _FALSE:
-        sys.exit(f"{name} must be one of {sorted(_TRUE | _FALSE)}, got {environ[name]!r}")
-    return value in _TRUE
+    value = env.flag(environ.get(name), False)
+    if value is None:
+        sys.exit(f"{name} must be one of {env.SPELLINGS}, got {environ[name]!r}")
+    return value
 
 
 def asked(environ: MutableMapping[str, str]) -> bool:

@@ -15,22 +15,17 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from reviewapp import env
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
+BASE_DIR = Path(__file__).resolve().parent.parent
 
 
 def envbool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"{name} must be one of {sorted(_TRUE | _FALSE)}, got {raw!r}")
+    value = env.flag(raw, default)
+    if value is None:
+        raise ImproperlyConfigured(f"{name} must be one of {env.SPELLINGS}, got {raw!r}")
+    return value
 
 
 def envint(name: str, default: int) -> int:

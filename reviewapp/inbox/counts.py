@@ -52,7 +52,7 @@ def _is_structured(query: ListQuery) -> bool:
     return not (query.text or query.received_from or query.received_to)
 
 
-def _state_bits(keys: Iterable[str]) -> int:
+def state_bits(keys: Iterable[str]) -> int:
     # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0002).
     return sum(1 << states.STATE_KEYS.index(key) for key in keys)
 
@@ -63,11 +63,11 @@ def tally_counts(query: ListQuery) -> Counts:
     Each tally row is a set of states (a bit mask), so "in any ticked state"
     and "in this state and no other ticked one" are bit tests on it.
     """
-    ticked = _state_bits(query.states)
+    ticked = state_bits(query.states)
     total = f"SUM(n) FILTER (WHERE states & {ticked} <> 0)" if ticked else "SUM(n)"
     columns = [f"COALESCE({total}, 0)"]
     for key in states.STATE_KEYS:
-        bit = _state_bits([key])
+        bit = state_bits([key])
         others = ticked & ~bit
         columns.append(f"COALESCE(SUM(n) FILTER (WHERE states & {bit} <> 0 AND states & {others} = 0), 0)")
     sql = f"SELECT {', '.join(columns)} FROM inbox_state_tally WHERE TRUE"  # noqa: S608 - integers only

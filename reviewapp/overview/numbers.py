@@ -36,6 +36,7 @@ from django.utils import timezone
 
 from reviewapp import access, states
 from reviewapp.forms.inbox import SORT_QUEUE
+from reviewapp.inbox.counts import state_bits
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, OverviewEvent
 
@@ -50,7 +51,7 @@ CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 # Each kind of copied event's place in a day's totals (moved, in the app, in the chat).
 _COLUMN: Final = {OverviewEvent.MOVED: 0, OverviewEvent.APP: 1, OverviewEvent.CHAT: 2}
 
-_NEEDS_ANSWER_BIT: Final = 1 << states.STATE_KEYS.index("needs_answer")
+_NEEDS_ANSWER_BIT: Final = state_bits([states.NEEDS_ANSWER])
 
 # Upper bounds of the waiting-time buckets, in days; the last bucket is open.
 WAIT_BUCKET_DAYS: Final = (1, 3, 7, 14, 30)
@@ -162,7 +163,7 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
 
 
 def _tally_waiting(companies: frozenset[Any] | None) -> tuple[str, tuple[Any, ...]]:
-    # The tally's rows are sets of states as bits, bit i for STATE_KEYS[i] (migration 0002).
+    # The tally's rows are sets of states as bits (``inbox.counts.state_bits``, migration 0002).
     sql = "SELECT coalesce(sum(n), 0)::bigint FROM inbox_state_tally WHERE states & %s <> 0"
     if companies is None:
         return sql, (_NEEDS_ANSWER_BIT,)
