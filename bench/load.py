@@ -31,7 +31,9 @@ What it does, in order:
    load too (the loser gets 409).
    ``--think S`` makes each user wait between two actions as a person does:
    a random time drawn from an exponential distribution averaging S seconds
-   (each user from its own seeded generator, so a run can be repeated). With
+   (each user from its own seeded generator, so a run can be repeated), and
+   before its first one too, so the users arrive spread out as people do
+   rather than 50 list requests at the same instant. With
    the default 0 every user sends its next request at once: a saturation run.
    ``--slow-clients N`` (needs ``--via-proxy``; at most 100) keeps N
    slow-header connections open against nginx for the whole run, on
@@ -94,6 +96,7 @@ NGINX_CONF = ROOT / "docs" / "deploy" / "nginx.conf"
 GOLDEN = ROOT.parent / "shared" / "golden" / "clarifications.jsonl"
 MARKER = "load-test"
 MAX_SLOW_CLIENTS = 100
+SLOWEST_SHOWN = 15
 REQUEST_TIMEOUT = 60.0
 START_TIMEOUT = 60.0
 
@@ -541,6 +544,10 @@ class Stats:
     slow_opened: int = 0
     slow_lifetimes: list[float] = field(default_factory=list)
     slow_connect_failures: int = 0
+    # Every request: (seconds from the start of the load, ms, kind, method and path), to see
+    # whether the slowest ones cluster (a burst, a pass of the sync) or are spread out.
+    timeline: list[tuple[float, float, str, str]] = field(default_factory=list)
+    began: float = field(default_factory=time.perf_counter)
 
 
 def _answer_body(qtype: str, marker: str) -> bytes:
@@ -606,6 +613,9 @@ class Load:
             self.stats.errors.append(f"{kind} {method} {path}: {type(exc).__name__} {exc}")
             return 0, b""
         self.stats.latencies[kind].append((time.perf_counter() - started) * 1000)
+        self.stats.timeline.append(
+            (started - self.stats.began, self.stats.latencies[kind][-1], kind, f"{method} {path.split('?')[0]}")
+        )
         self.stats.statuses[kind][status] += 1
         expected = {200, 409} if kind == "answer" else {200}
         if status not in expected:
@@ -624,6 +634,9 @@ class Load:
         page_headers = {"Cookie": who.cookie, "Accept-Language": "sv"}
         api_headers = {"Authorization": f"Bearer {who.token}", "Content-Type": "application/json"}
         try:
+            # People do not all click at the same instant: with a think time each
+            # user arrives after a first pause, instead of 50 list requests at t=0.
+            await self._think(rng, deadline)
             while time.monotonic() < deadline:
                 path = rng.choice(LIST_PATHS).format(page=rng.randint(1, 200))
                 await self._timed(connection, "list", "GET", path, page_headers)
@@ -686,6 +699,7 @@ class Load:
 
     async def run(self, users: int, duration: float, slow_clients: int) -> float:
         deadline = time.monotonic() + duration
+        self.stats.began = time.perf_counter()
         started = time.monotonic()
         await asyncio.gather(
             *(self.user(self.identities[n % len(self.identities)], deadline, random.Random(n)) for n in range(users)),
@@ -806,6 +820,10 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
             f"connections opened, {len(lifetimes)} dropped by nginx ({held} after opening), "
             f"{stats.slow_connect_failures} failed to connect"
         )
+    slowest = sorted(stats.timeline, key=lambda entry: -entry[1])[:SLOWEST_SHOWN]
+    print(f"The {len(slowest)} slowest requests (seconds into the load, ms, kind, request):")
+    for offset, ms, kind, request in sorted(slowest):
+        print(f"  {offset:5.1f} s  {ms:6.0f} ms  {kind:8s} {request}")
     print(f"Verification: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     for line in problems[:20]:
         print(f"  {line}")
@@ -829,6 +847,9 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
         "refused": dict(reasons),
         "verification_problems": problems,
         "per_kind": rows,
+        "slowest": [
+            {"at_s": offset, "ms": ms, "kind": kind, "request": request} for offset, ms, kind, request in slowest
+        ],
     }
 
 
