@@ -334,6 +334,13 @@ SYNC_STALE_AFTER = envint("SYNC_STALE_AFTER", 60)
 if SYNC_STALE_AFTER < 1:
     raise ImproperlyConfigured(f"SYNC_STALE_AFTER must be at least 1 (seconds), got {SYNC_STALE_AFTER}")
 
+# Processes a whole-table pass of sync_index (the first poll, a re-index after
+# a release) derives its rows in, one share of the table each
+# (reviewapp/sync_workers.py). 1: all in the sync_index process.
+SYNC_WORKERS = envint("SYNC_WORKERS", 2)
+if SYNC_WORKERS < 1:
+    raise ImproperlyConfigured(f"SYNC_WORKERS must be at least 1, got {SYNC_WORKERS}")
+
 # --- Hardening: login throttle, API tokens, health check -------------------
 # Login throttling (reviewapp/throttle.py), counted in its own table: at most
 # LOGIN_THROTTLE_ATTEMPTS failures per username and address per window (above),

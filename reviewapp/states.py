@@ -9,11 +9,13 @@ disagree about what the human said.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
@@ -277,6 +279,12 @@ def _bounded_summary(summary: dict[str, Any] | None) -> dict[str, Any] | None:
     """The summary, or a marker saying it is too big to list (the item page has it whole)."""
     if summary is None:
         return None
+    # Measured as json.dumps writes it (", " and ": " between items). That
+    # text is at most twice orjson's compact UTF-8, a bound costing a tenth
+    # as much: most summaries are far below the limit and need no more.
+    with contextlib.suppress(TypeError):  # orjson refuses an integer past 64 bits
+        if 2 * len(orjson.dumps(summary)) <= SUMMARY_MAX_CHARS:
+            return summary
     size = len(json.dumps(summary, ensure_ascii=False))
     return summary if size <= SUMMARY_MAX_CHARS else {"truncated": True, "chars": size}
 

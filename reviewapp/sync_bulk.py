@@ -46,7 +46,9 @@ import importlib
 import json
 import logging
 import operator
+import queue
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any, Final, TextIO
@@ -56,7 +58,7 @@ import psycopg
 from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 
-from reviewapp import sync
+from reviewapp import sync, sync_workers
 from reviewapp.models import IndexedItem
 from reviewapp.routers import BOOKKEEPING_DB
 
@@ -157,6 +159,10 @@ def _json_text(value: Any) -> str | None:
         return json.dumps(value)
 
 
+# The columns ANALYZE reads after a build: not the JSON ones, which no query
+# filters or sorts on (their statistics were a third of ANALYZE's time);
+# autovacuum's next ANALYZE of the table fills them in.
+_PLANNED: Final = (*(n for n in _NAMES if n not in _JSON_COLUMNS), "indexed_at")
 _PLAIN: Final = operator.itemgetter(*(n for n in _NAMES if n not in _JSON_COLUMNS))
 _JSON: Final = tuple(n for n in _NAMES if n in _JSON_COLUMNS)
 # The staging tables' COPY column list: the plain columns, the JSON ones, then indexed_at.
@@ -270,9 +276,11 @@ def walk_all(what: str = "index") -> int:
         # Columns, NOT NULL and defaults; no index and no trigger while it fills.
         cursor.execute(f"CREATE TABLE {nxt} (LIKE {live} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
     try:
-        done = 0
-        for rows in _source_batches(progress):
-            done += _stage(rows, into=nxt)
+        workers = sync_workers.worker_count()
+        if workers > 1 and sync_workers.can_share():
+            done = sync_workers.walk_shared(nxt, progress, workers)
+        else:
+            done = sum(_stage(rows, into=nxt) for rows in _source_batches(progress))
         building = time.monotonic()
         _build_indexes(live, nxt)
         built = time.monotonic()
@@ -283,27 +291,78 @@ def walk_all(what: str = "index") -> int:
         _drop(nxt, TALLY)
 
 
-def _build_indexes(live: str, nxt: str) -> None:
-    """Every index of the live table on the new one (named ``<name>_next`` until the swap), then its statistics."""
+def _index_builds(live: str, nxt: str) -> list[list[str]]:
+    """The statements that build each index of the live table on the new one (named ``<name>_next``).
+
+    The biggest index first (the list's trigram index on the search text),
+    so that builders sharing the work finish close together.
+    """
     with connections["default"].cursor() as cursor:
         cursor.execute(
             """SELECT i.relname, pg_get_indexdef(i.oid), c.conname
                FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
                LEFT JOIN pg_constraint c ON c.conindid = x.indexrelid AND c.contype = 'p'
-               WHERE x.indrelid = %s::regclass ORDER BY i.relname""",
+               WHERE x.indrelid = %s::regclass ORDER BY pg_relation_size(i.oid) DESC, i.relname""",
             [live],
         )
-        for name, definition, constraint in cursor.fetchall():
-            head, _, tail = definition.partition(f" ON public.{live} ")
-            cursor.execute(
-                head.replace(f" INDEX {name}", f" INDEX {name}{NEXT_SUFFIX}", 1) + f" ON public.{nxt} " + tail
+        found = cursor.fetchall()
+    builds = []
+    for name, definition, constraint in found:
+        head, _, tail = definition.partition(f" ON public.{live} ")
+        build = [head.replace(f" INDEX {name}", f" INDEX {name}{NEXT_SUFFIX}", 1) + f" ON public.{nxt} " + tail]
+        if constraint:
+            build.append(
+                f"ALTER TABLE {nxt} ADD CONSTRAINT {constraint}{NEXT_SUFFIX} "
+                f"PRIMARY KEY USING INDEX {name}{NEXT_SUFFIX}"
             )
-            if constraint:
-                cursor.execute(
-                    f"ALTER TABLE {nxt} ADD CONSTRAINT {constraint}{NEXT_SUFFIX} "
-                    f"PRIMARY KEY USING INDEX {name}{NEXT_SUFFIX}"
-                )
-        cursor.execute(f"ANALYZE {nxt}")
+        builds.append(build)
+    return builds
+
+
+def _run_builds(pending: queue.SimpleQueue[list[str]]) -> None:
+    """Build indexes from ``pending`` until none is left, on this thread's own connection."""
+    with connections["default"].cursor() as cursor:
+        while True:
+            try:
+                build = pending.get_nowait()
+            except queue.Empty:
+                return
+            for statement in build:
+                cursor.execute(statement)
+
+
+def _build_indexes(live: str, nxt: str) -> None:
+    """Every index of the live table on the new one, then its statistics and its facet tally.
+
+    With ``SYNC_WORKERS`` above 1 that many connections build them side by
+    side (PostgreSQL builds one index on one core, mostly).
+    """
+    pending: queue.SimpleQueue[list[str]] = queue.SimpleQueue()
+    for build in _index_builds(live, nxt):
+        pending.put(build)
+    builders = sync_workers.worker_count() if sync_workers.can_share() else 1
+    if builders == 1:
+        _run_builds(pending)
+    else:
+        failures: list[BaseException] = []
+
+        def builder() -> None:
+            try:
+                _run_builds(pending)
+            except BaseException as error:  # re-raised below, in the pass's own thread
+                failures.append(error)
+            finally:
+                connections.close_all()  # this thread's connections only
+
+        threads = [threading.Thread(target=builder, name=f"index-builder-{n}") for n in range(builders)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if failures:
+            raise failures[0]
+    with connections["default"].cursor() as cursor:
+        cursor.execute(f"ANALYZE {nxt} ({', '.join(_PLANNED)})")
     _count_tally(nxt)
 
 
