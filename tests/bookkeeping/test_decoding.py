@@ -1,6 +1,6 @@
 """The fast paths of a row's derivation read and measure JSON exactly as ``json`` does.
 
-``decode_json`` tries orjson first and ``states._bounded_summary`` measures a
+``decode_json`` tries msgspec first and ``states._bounded_summary`` measures a
 summary with orjson first; a row must come out the same either way (the same
 values of the same types, the same truncation marker), or a re-index would
 change what the list shows.
@@ -52,11 +52,17 @@ def test_a_document_decodes_to_what_json_reads_number_for_number(document: Any, 
 def test_integers_past_64_bits_stay_integers_and_bad_text_keeps_json_s_reason() -> None:
     assert decode_json('{"total": 123456789012345678901234567890}') == {"total": 123456789012345678901234567890}
     assert decode_json("[-9223372036854775809]") == [-9223372036854775809]
-    assert decode_json('"\\ud800"') == "\ud800"  # a lone surrogate: orjson refuses it, json reads it
+    assert decode_json('"\\ud800"') == "\ud800"  # a lone surrogate: msgspec refuses it, json reads it
+    assert decode_json("[1e400]") == [float("inf")]  # past a double: json's infinity, as before
     refused = decode_json('{"a": ')
     assert isinstance(refused, Undecodable)
-    assert refused.reason.startswith("Expecting value")  # json's words, not orjson's
-    assert isinstance(decode_json("[" * 10_000 + "]" * 10_000), Undecodable)
+    assert refused.reason.startswith("Expecting value")  # json's words, not msgspec's
+    deep = decode_json("[" * 10_000 + "]" * 10_000)
+    assert isinstance(deep, Undecodable)
+    assert deep.reason == "nested too deep to read"
+    digits = decode_json("1" * 5_000)  # past Python's 4 300 digits
+    assert isinstance(digits, Undecodable)
+    assert "4300" in digits.reason
 
 
 def _as_json_measures_it(summary: dict[str, Any]) -> dict[str, Any]:
