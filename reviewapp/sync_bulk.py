@@ -4,8 +4,8 @@ At ten million rows these passes are what a deployment waits for, so they do
 no per-row round trip and no per-row ORM work (``reviewapp.sync`` has the
 incremental poll and the rules):
 
-- accounted's rows are streamed with a server-side cursor (one ``FETCH`` per
-  ``BATCH`` rows; memory stays bounded by one batch), on the bookkeeping
+- accounted's rows are streamed with server-side cursors (one ``FETCH`` per
+  ``BATCH`` rows; memory stays bounded by one batch per process), on the bookkeeping
   connection inside a read transaction, so the per-batch lookup in
   ``processing_history`` (``sync._moved_to_app_at``) runs on the same
   connection and sees what the stream sees;
@@ -30,9 +30,11 @@ incremental poll and the rules):
   database with COPY (bytes piped through, nothing decoded), and finds the
   rows gone and the rows out of date with two joins there.
 
-Deriving is most of a pass's time, and it runs in this process: deriving in
-worker processes was tried and measured slower on the 2-core machine (57.2 s
-against 48.8 s at 200 000 rows, bench/README.md), so it was removed.
+Deriving is most of a pass's time. A whole-table walk into a new table is
+shared between ``SYNC_WORKERS`` processes, each reading its own pages of
+accounted's table in one exported snapshot (``reviewapp.sync_workers``), and
+its indexes are built on as many connections side by side. The merge path
+(small tables, the reconcile) stays in this process.
 
 Progress (rows/s, rows done, time left) is logged every ``PROGRESS_EVERY``
 and, when stdout is a terminal, also printed on one line that rewrites itself.
