@@ -76,6 +76,7 @@ SWAP_FROM: Final = 20_000
 PROGRESS_EVERY: Final = dt.timedelta(seconds=5)
 STAGING: Final = "index_staging"
 NEXT_SUFFIX: Final = "_next"
+OLD_SUFFIX: Final = "_old"  # the table a swap replaced, until it is dropped after the swap
 # How long the swap waits for the list's queries in flight before it tries again.
 SWAP_LOCK_WAIT: Final = dt.timedelta(seconds=5)
 SWAP_TRIES: Final = 5
@@ -274,7 +275,8 @@ def walk_all(what: str = "index") -> int:
             _drop(STAGING)
     nxt = live + NEXT_SUFFIX
     with connections["default"].cursor() as cursor:
-        cursor.execute(f"DROP TABLE IF EXISTS {nxt}")  # a pass that died half-way left it
+        # What a pass that died half-way, or between its swap and the drop after it, left.
+        cursor.execute(f"DROP TABLE IF EXISTS {nxt}, {live}{OLD_SUFFIX}")
         # Columns, NOT NULL and defaults; no index and no trigger while it fills.
         cursor.execute(f"CREATE TABLE {nxt} (LIKE {live} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
     try:
@@ -342,7 +344,7 @@ def _build_indexes(live: str, nxt: str) -> None:
     pending: queue.SimpleQueue[list[str]] = queue.SimpleQueue()
     for build in _index_builds(live, nxt):
         pending.put(build)
-    builders = sync_workers.worker_count() if sync_workers.can_share() else 1
+    builders = sync_workers.worker_count() if sync_workers.outside_transactions() else 1
     if builders == 1:
         _run_builds(pending)
     else:
@@ -392,13 +394,17 @@ def _swap(live: str, nxt: str) -> None:
                     [live],
                 )
                 names = [name for (name,) in cursor.fetchall()]
-                cursor.execute(f"DROP TABLE {live}")
+                # The old table is renamed aside, not dropped here: dropping ten
+                # million rows' files took 1.7 s, which the list would wait behind.
+                cursor.execute(f"ALTER TABLE {live} RENAME TO {live}{OLD_SUFFIX}")
                 cursor.execute(f"ALTER TABLE {nxt} RENAME TO {live}")
                 for name in names:  # renaming a primary key's index renames the constraint too
+                    cursor.execute(f"ALTER INDEX {name} RENAME TO {name}{OLD_SUFFIX}")
                     cursor.execute(f"ALTER INDEX {name}{NEXT_SUFFIX} RENAME TO {name}")
                 for definition in triggers:
                     cursor.execute(definition)
                 _put_tally(cursor)
+            _drop(live + OLD_SUFFIX)
             return
         except OperationalError as error:  # lock_timeout: a long query on the list
             if attempt == SWAP_TRIES:

@@ -118,6 +118,9 @@ def test_a_re_index_keeps_every_index_of_the_read_model(company: Any, monkeypatc
 
     assert indexes() == before
     assert any(name == "index_search_trgm_idx" for name, _ in before)
+    with connections["default"].cursor() as cursor:  # the replaced table, set aside in the swap, is gone
+        cursor.execute("SELECT count(*) FROM pg_class WHERE relname LIKE %s", [f"{table}_old%"])
+        assert cursor.fetchone()[0] == 0
 
 
 class _Terminal(io.StringIO):
