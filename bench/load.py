@@ -622,10 +622,15 @@ class Load:
             self.stats.errors.append(f"{kind} {method} {path}: {status} {payload[:200]!r}")
         return status, payload
 
-    async def _think(self, rng: random.Random, deadline: float) -> None:
-        """A person's pause between two actions: exponential, averaging ``self.think`` seconds."""
+    async def _think(self, rng: random.Random, deadline: float) -> bool:
+        """A person's pause between two actions (exponential, averaging ``self.think`` seconds); False: time is up.
+
+        A pause cut short by the end of the run sends nothing after it: every
+        user doing so at the same instant would be a burst of the harness's making.
+        """
         if self.think > 0:
             await asyncio.sleep(max(0.0, min(rng.expovariate(1 / self.think), deadline - time.monotonic())))
+        return time.monotonic() < deadline
 
     async def user(self, who: Identity, deadline: float, rng: random.Random) -> None:
         from reviewapp import roles
@@ -636,18 +641,22 @@ class Load:
         try:
             # People do not all click at the same instant: with a think time each
             # user arrives after a first pause, instead of 50 list requests at t=0.
-            await self._think(rng, deadline)
+            if not await self._think(rng, deadline):
+                return
             while time.monotonic() < deadline:
                 path = rng.choice(LIST_PATHS).format(page=rng.randint(1, 200))
                 await self._timed(connection, "list", "GET", path, page_headers)
-                await self._think(rng, deadline)
+                if not await self._think(rng, deadline):
+                    break
                 item_path = f"/items/{rng.choice(self.item_ids)}/"
                 await self._timed(connection, "item", "GET", item_path, page_headers)
-                await self._think(rng, deadline)
+                if not await self._think(rng, deadline):
+                    break
                 if who.role == roles.QA:
                     preview = rng.choice(self.previews)
                     await self._timed(connection, "preview", "POST", "/api/preview", api_headers, preview)
-                    await self._think(rng, deadline)
+                    if not await self._think(rng, deadline):
+                        break
                     continue
                 if rng.random() < 0.5 or self.queue.empty():
                     continue
@@ -663,7 +672,8 @@ class Load:
                 )
                 self.stats.answers[item_id].append((status, marker, _reason(payload) if status == 409 else ""))
                 self.stats.question_types[item_id] = qtype
-                await self._think(rng, deadline)
+                if not await self._think(rng, deadline):
+                    break
         finally:
             connection.close()
 
