@@ -73,9 +73,9 @@ def can_share() -> bool:
     """Whether helpers could see the new table and read their pages alone (PostgreSQL 14 or later)."""
     if not outside_transactions():
         return False
-    bookkeeping = connections[BOOKKEEPING_DB]
-    bookkeeping.ensure_connection()
-    return bool(bookkeeping.pg_version >= TID_RANGE_SCAN_FROM)
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int")
+        return bool(cursor.fetchone()[0] >= TID_RANGE_SCAN_FROM)
 
 
 def shares(pages: int, count: int) -> list[Share]:
