@@ -240,18 +240,31 @@ def _merge() -> int:
         return int(cursor.rowcount)
 
 
+def _without_statement_timeout() -> None:
+    """In a whole-table pass's read transaction on accounted's database: no statement timeout.
+
+    Each FETCH is a statement of its own and short, but nothing may cut this
+    background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
+    """
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SET LOCAL statement_timeout = 0")
+
+
+def _rows(where: str = "TRUE", params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+    """accounted's rows for the index (those ``where`` picks), ``BATCH`` at a time, from one server-side cursor."""
+    with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
+        cursor.execute(f"{sync._SELECT} WHERE {where}", params)
+        while rows := cursor.fetchmany(BATCH):
+            yield rows
+
+
 def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
-    """accounted's rows for the index, ``BATCH`` at a time, from one server-side cursor."""
+    """Every row of accounted's table, ``BATCH`` at a time, in one read transaction."""
     with transaction.atomic(using=BOOKKEEPING_DB):
-        with connections[BOOKKEEPING_DB].cursor() as settings:
-            # Each FETCH is a statement of its own and short, but nothing may cut
-            # this background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
-            settings.execute("SET LOCAL statement_timeout = 0")
-        with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
-            cursor.execute(sync._SELECT)
-            while rows := cursor.fetchmany(BATCH):
-                yield rows
-                progress.step(len(rows))
+        _without_statement_timeout()
+        for rows in _rows():
+            yield rows
+            progress.step(len(rows))
 
 
 def walk_all(what: str = "index") -> int:

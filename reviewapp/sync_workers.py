@@ -30,9 +30,8 @@ dropped by ``walk_all`` and the list goes on serving the old one.
 from __future__ import annotations
 
 import contextlib
-import logging
 import multiprocessing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from typing import Any, Final
 
@@ -41,8 +40,6 @@ from django.db import connections, transaction
 from psycopg import sql
 
 from reviewapp.routers import BOOKKEEPING_DB
-
-log = logging.getLogger("reviewapp.sync")
 
 # How often this process looks at its helpers' messages while it waits for them.
 CHECK_EVERY_S: Final = 0.5
@@ -55,8 +52,8 @@ Share = tuple[int, int | None]
 
 
 def worker_count() -> int:
-    """How many processes a big walk uses: ``SYNC_WORKERS``, at least one."""
-    return max(1, int(getattr(settings, "SYNC_WORKERS", 1)))
+    """How many processes a big walk uses: ``SYNC_WORKERS`` (the settings refuse less than one)."""
+    return int(settings.SYNC_WORKERS)
 
 
 # PostgreSQL 14 reads a ctid range without scanning the rest of the table
@@ -99,24 +96,13 @@ def share_filter(share: Share) -> tuple[str, list[str]]:
 
 def _read_in_snapshot(snapshot: str | None) -> None:
     """Open the bookkeeping transaction's read view: exported (None) or the exporter's (a snapshot id)."""
+    from reviewapp import sync_bulk
+
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         if snapshot is not None:
             cursor.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)).as_string())
-        # Each FETCH is short, but nothing may cut this background pass at
-        # BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
-        cursor.execute("SET LOCAL statement_timeout = 0")
-
-
-def _batches(share: Share, size: int) -> Iterator[list[tuple[Any, ...]]]:
-    """One share's rows, ``size`` at a time, from a server-side cursor in the open transaction."""
-    from reviewapp import sync
-
-    where, params = share_filter(share)
-    with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
-        cursor.execute(f"{sync._SELECT} WHERE {where}", params)
-        while rows := cursor.fetchmany(size):
-            yield rows
+    sync_bulk._without_statement_timeout()
 
 
 def _stage_shares(table: list[Share], taken: Any, into: str, report: Callable[[int], None]) -> int:
@@ -130,7 +116,7 @@ def _stage_shares(table: list[Share], taken: Any, into: str, report: Callable[[i
             taken.value += 1
         if number >= len(table):
             return done
-        for rows in _batches(table[number], sync_bulk.BATCH):
+        for rows in sync_bulk._rows(*share_filter(table[number])):
             done += sync_bulk._stage(rows, into=into)
             report(len(rows))
 
