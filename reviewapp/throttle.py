@@ -11,10 +11,9 @@ database, so every gunicorn process and host shares them:
   many usernames is refused altogether.
 - per username from every address (LOGIN_THROTTLE_USER_ATTEMPTS, 10): a
   guessing run spread over many addresses. It refuses nothing for good:
-  while it is exceeded, each attempt from an address this user has not
-  logged in from before is first asked to wait
-  LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (one "wait and try again"), then
-  the password is checked.
+  while it is exceeded, an attempt from an address this user has not
+  logged in from before waits for its *turn* (below), then the password is
+  checked.
 
 An attempt *claims* its counts before the password is checked (an atomic
 ``INSERT … ON CONFLICT DO UPDATE … RETURNING``), so parallel guesses cannot
@@ -27,11 +26,20 @@ after the last login from each). From a known address:
 
 - the per-address and per-username limits do not apply, so a flood from a
   shared office address does not lock out the people who work there;
-- the username-and-address limit never locks: past it, each attempt first
-  waits LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (30), then its password is
-  checked. A colleague's typos, or a guesser at the same office address,
-  cost the user at most that wait, never the 15-minute lock; the guesser
-  gets one guess per wait.
+- the username-and-address limit never locks: past it, each attempt waits
+  for its turn, then its password is checked. A colleague's typos, or a
+  guesser at the same office address, cost the user at most two waits,
+  never the 15-minute lock; the guesser gets one guess per wait.
+
+Turns (``_take_turn``): past a limit that asks for a wait, passwords for a
+username from an address are checked one per turn, turns
+LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (30) apart. The 429 hands the client
+the next free turn in a ticket (a cookie, TICKET_COOKIE) and says in
+Retry-After when it comes; bringing the ticket back then gets the password
+checked. Turns are handed out in order and each is used once, so a guesser
+polling every half second cannot take the turn of a user who was told to
+wait (before: whoever came first after a wait used it up, which was always
+the guesser, and its next failure started a new wait, for ever).
 
 Rows are keyed by a SHA-256 of what they count, never by the typed username;
 they are deleted only after they expire, unlike a cache, which may cull

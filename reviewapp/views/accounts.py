@@ -7,12 +7,12 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
-from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import ngettext
 
 from reviewapp import throttle
@@ -21,7 +21,7 @@ from reviewapp.inbox.landing import after_login_url
 logger = logging.getLogger(__name__)
 
 
-def with_login_ticket[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpResponse]:
+def with_login_ticket[**P, R: HttpResponseBase](view: Callable[P, R]) -> Callable[P, R]:
     """Keep the client's place in the throttle's queue (``throttle._take_turn``) in a cookie.
 
     A cookie rather than a form field, so that it works for the admin's
@@ -29,7 +29,7 @@ def with_login_ticket[**P](view: Callable[P, HttpResponse]) -> Callable[P, HttpR
     """
 
     @wraps(view)
-    def wrapped(*args: P.args, **kwargs: P.kwargs) -> HttpResponse:
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
         response = view(*args, **kwargs)
         request = args[0]
         assert isinstance(request, HttpRequest)
