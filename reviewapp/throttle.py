@@ -11,10 +11,9 @@ database, so every gunicorn process and host shares them:
   many usernames is refused altogether.
 - per username from every address (LOGIN_THROTTLE_USER_ATTEMPTS, 10): a
   guessing run spread over many addresses. It refuses nothing for good:
-  while it is exceeded, each attempt from an address this user has not
-  logged in from before is first asked to wait
-  LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (one "wait and try again"), then
-  the password is checked.
+  while it is exceeded, an attempt from an address this user has not
+  logged in from before waits for its *turn* (below), then the password is
+  checked.
 
 An attempt *claims* its counts before the password is checked (an atomic
 ``INSERT … ON CONFLICT DO UPDATE … RETURNING``), so parallel guesses cannot
@@ -27,11 +26,20 @@ after the last login from each). From a known address:
 
 - the per-address and per-username limits do not apply, so a flood from a
   shared office address does not lock out the people who work there;
-- the username-and-address limit never locks: past it, each attempt first
-  waits LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (30), then its password is
-  checked. A colleague's typos, or a guesser at the same office address,
-  cost the user at most that wait, never the 15-minute lock; the guesser
-  gets one guess per wait.
+- the username-and-address limit never locks: past it, each attempt waits
+  for its turn, then its password is checked. A colleague's typos, or a
+  guesser at the same office address, cost the user at most two waits,
+  never the 15-minute lock; the guesser gets one guess per wait.
+
+Turns (``_take_turn``): past a limit that asks for a wait, passwords for a
+username from an address are checked one per turn, turns
+LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds (30) apart. The 429 hands the client
+the next free turn in a ticket (a cookie, TICKET_COOKIE) and says in
+Retry-After when it comes; bringing the ticket back then gets the password
+checked. Turns are handed out in order and each is used once, so a guesser
+polling every half second cannot take the turn of a user who was told to
+wait (before: whoever came first after a wait used it up, which was always
+the guesser, and its next failure started a new wait, for ever).
 
 Rows are keyed by a SHA-256 of what they count, never by the typed username;
 they are deleted only after they expire, unlike a cache, which may cull
@@ -49,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
+from django.core import signing
 from django.db import connections, router
 from django.http import HttpRequest
 from django.utils.crypto import salted_hmac
@@ -60,6 +69,10 @@ SLOW_DOWN = "slow_down"
 # Failures at an address the user has logged in from: a wait, not the lock.
 SLOW_DOWN_HERE = "slow_down_here"
 
+# The cookie that holds a client's turn past the limit (see _take_turn).
+TICKET_COOKIE = "login_turn"
+TICKET_SALT = "reviewapp.throttle.turn"
+
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -67,6 +80,8 @@ class Verdict:
     retry_after: int = 0  # seconds until the next attempt can be checked, when refused
     reason: str = ""  # LOCKED, SLOW_DOWN or SLOW_DOWN_HERE when refused
     claimed: tuple[str, ...] = field(default=(), repr=False)  # keys to give back on success
+    # The client's ticket cookie (TICKET_COOKIE): None leaves it alone, "" removes it, else its new value.
+    ticket: str | None = field(default=None, repr=False)
 
     @property
     def retry_after_minutes(self) -> int:
@@ -107,7 +122,7 @@ def _table() -> tuple[str, str]:
     return alias, connections[alias].ops.quote_name(LoginThrottle._meta.db_table)
 
 
-def _run(sql: str, params: list[Any]) -> tuple[Any, ...] | None:
+def _run(sql: str, params: list[Any] | dict[str, Any]) -> tuple[Any, ...] | None:
     alias, table = _table()
     with connections[alias].cursor() as cursor:
         cursor.execute(sql.replace("{t}", table), params)
@@ -168,31 +183,93 @@ def _remember(user_id: int, username: str, address: str, now: float) -> None:
     mine.exclude(pk__in=keep).delete()
 
 
-def _wait_before_checking(username: str, address: str, now: float) -> int:
-    """Seconds this address must still wait before its password for ``username`` is checked.
+def _ticket_binding(username: str, address: str) -> str:
+    # What a ticket is for, keyed with SECRET_KEY: readable in the cookie, so not a plain hash of the address.
+    return salted_hmac(TICKET_SALT, f"{username}\x00{address}", algorithm="sha256").hexdigest()[:32]
 
-    The first attempt starts the wait; one attempt after it has passed uses it
-    up (a DELETE, so two processes cannot both use one).
+
+def _ticket_slot(ticket: str, username: str, address: str) -> int | None:
+    """The turn (microseconds since the epoch) a ticket of ours names for this username and address."""
+    if not ticket:
+        return None
+    try:
+        data = signing.loads(ticket, salt=TICKET_SALT)
+    except signing.BadSignature:
+        return None
+    if not isinstance(data, dict) or data.get("for") != _ticket_binding(username, address):
+        return None
+    slot = data.get("turn")
+    return slot if isinstance(slot, int) and not isinstance(slot, bool) else None
+
+
+def _slot_key(username: str, address: str, slot: int) -> str:
+    return _key("turn", username, address, str(slot))
+
+
+def _take_turn(username: str, address: str, ticket: str, now: float) -> tuple[int, str]:
+    """``(0, "")`` when this attempt's password may be checked now; else the seconds to wait and its ticket.
+
+    Past the limit, passwords for this username from this address are
+    checked one per *turn*, turns LOGIN_THROTTLE_NEW_ADDRESS_WAIT seconds
+    apart. An attempt without a ticket is handed the next free turn, queued
+    after those already handed out, in a ticket (a cookie signed with
+    SECRET_KEY, naming the username-and-address it is for and its turn); the
+    attempt that brings that ticket at or after its turn is checked, and the
+    turn is used up (a DELETE, so two processes cannot both use one). So a
+    patient client is served at the time it was told, in the order it asked,
+    and a guesser polling every half second cannot take its turn: the
+    guesser's own ticket names its own turn, and a used turn or a forged
+    ticket counts as none, i.e. goes to the back of the queue.
+
+    The queue never runs more than two turns ahead: once it does, a client
+    without a ticket shares the last turn (the first to bring a ticket for it
+    is checked; the others queue again). Clients that never bring their
+    ticket back (a script dropping cookies) therefore cannot push everyone's
+    turn into the far future.
     """
     wait = max(0, settings.LOGIN_THROTTLE_NEW_ADDRESS_WAIT)
-    key = _key("wait", username, address)
-    used = _run(
-        "DELETE FROM {t} WHERE key = %s AND created_at <= %s AND expires_at > %s RETURNING 1",
-        [key, _at(now - wait), _at(now)],
-    )
-    if used is not None:
-        return 0
-    # Start the wait, or restart one that expired unused.
+    if not wait:
+        return 0, ""
+    keep = max(wait, settings.LOGIN_THROTTLE_WINDOW)  # how long after its turn a ticket may still be used
+    slot = _ticket_slot(ticket, username, address)
+    if slot is not None:
+        if now < slot / 1e6:
+            return max(1, math.ceil(slot / 1e6 - now)), ticket
+        used = _run(
+            "DELETE FROM {t} WHERE key = %s AND expires_at > %s RETURNING 1",
+            [_slot_key(username, address, slot), _at(now)],
+        )
+        if used is not None:
+            return 0, ""
+        # Used already (by another holder of a shared turn) or too old: queue again.
+    # The next turn: a wait after the last one handed out and a wait from now,
+    # unless that is more than two waits ahead; then the last one, shared.
     row = _run(
-        "INSERT INTO {t} AS t (key, count, created_at, expires_at) VALUES (%s, 0, %s, %s) "
-        "ON CONFLICT (key) DO UPDATE SET created_at = CASE WHEN t.expires_at <= EXCLUDED.created_at "
-        "THEN EXCLUDED.created_at ELSE t.created_at END, expires_at = CASE WHEN t.expires_at <= "
-        "EXCLUDED.created_at THEN EXCLUDED.expires_at ELSE t.expires_at END RETURNING t.created_at",
-        [key, _at(now), _at(now + wait + settings.LOGIN_THROTTLE_WINDOW)],
+        "INSERT INTO {t} AS t (key, count, created_at, expires_at) VALUES (%(key)s, 0, %(first)s, %(first_ends)s) "
+        "ON CONFLICT (key) DO UPDATE SET created_at = CASE "
+        "WHEN GREATEST(t.created_at + %(wait)s, EXCLUDED.created_at) <= %(horizon)s "
+        "THEN GREATEST(t.created_at + %(wait)s, EXCLUDED.created_at) ELSE t.created_at END, "
+        "expires_at = CASE WHEN GREATEST(t.created_at + %(wait)s, EXCLUDED.created_at) <= %(horizon)s "
+        "THEN GREATEST(t.created_at + %(wait)s, EXCLUDED.created_at) + %(keep)s ELSE t.expires_at END "
+        "RETURNING t.created_at",
+        {
+            "key": _key("queue", username, address),
+            "first": _at(now + wait),
+            "first_ends": _at(now + wait + keep),
+            "wait": datetime.timedelta(seconds=wait),
+            "keep": datetime.timedelta(seconds=keep),
+            "horizon": _at(now + 2 * wait),
+        },
     )
     assert row is not None
-    started = row[0].timestamp()
-    return max(1, math.ceil(started + wait - now))
+    turn: datetime.datetime = row[0]
+    slot = round(turn.timestamp() * 1e6)
+    _run(
+        "INSERT INTO {t} (key, count, created_at, expires_at) VALUES (%s, 0, %s, %s) ON CONFLICT (key) DO NOTHING",
+        [_slot_key(username, address, slot), turn, turn + datetime.timedelta(seconds=keep)],
+    )
+    ticket = signing.dumps({"for": _ticket_binding(username, address), "turn": slot}, salt=TICKET_SALT)
+    return max(1, math.ceil(slot / 1e6 - now)), ticket
 
 
 def _forget_expired(now: float) -> None:
@@ -204,8 +281,12 @@ def _user(username: str) -> str:
     return username.strip().casefold()
 
 
-def claim_attempt(username: str, address: str, *, now: float | None = None) -> Verdict:
-    """Claim one attempt, or refuse it (and claim nothing) when a limit says so."""
+def claim_attempt(username: str, address: str, *, ticket: str = "", now: float | None = None) -> Verdict:
+    """Claim one attempt, or refuse it (and claim nothing) when a limit says so.
+
+    ``ticket`` is the client's TICKET_COOKIE, if any; the verdict says what to
+    put in it.
+    """
     now = clock() if now is None else now
     user = _user(username)
     window = max(1, settings.LOGIN_THROTTLE_WINDOW)
@@ -214,22 +295,24 @@ def claim_attempt(username: str, address: str, *, now: float | None = None) -> V
     keep_until = window_ends + window
     _forget_expired(now)
 
-    def refuse(claimed: list[str], reason: str, retry_after: float) -> Verdict:
+    def refuse(claimed: list[str], reason: str, retry_after: float, ticket: str | None = None) -> Verdict:
         _give_back(claimed)
-        return Verdict(allowed=False, retry_after=max(1, math.ceil(retry_after)), reason=reason)
+        return Verdict(allowed=False, retry_after=max(1, math.ceil(retry_after)), reason=reason, ticket=ticket)
 
     known = _is_known(user, address, now)
     pair = _key("pair", user, address, bucket)
     claimed = [pair]
+    used: str | None = None  # "" once this attempt has used its turn: the cookie goes
     if _claim(pair, now, keep_until) > max(1, settings.LOGIN_THROTTLE_ATTEMPTS):
         if not known:
             return refuse(claimed, LOCKED, window_ends - now)
-        # Where the user has logged in before: a wait, never the lock.
-        wait = _wait_before_checking(user, address, now)
+        # Where the user has logged in before: a wait for a turn, never the lock.
+        wait, new_ticket = _take_turn(user, address, ticket, now)
         if wait:
-            return refuse(claimed, SLOW_DOWN_HERE, wait)
+            return refuse(claimed, SLOW_DOWN_HERE, wait, new_ticket)
+        used = ""
     if known:
-        return Verdict(allowed=True, claimed=tuple(claimed))
+        return Verdict(allowed=True, claimed=tuple(claimed), ticket=used)
 
     by_address = _key("address", address, bucket)
     claimed.append(by_address)
@@ -238,12 +321,13 @@ def claim_attempt(username: str, address: str, *, now: float | None = None) -> V
 
     by_user = _key("user", user, bucket)
     if _count(by_user) >= max(1, settings.LOGIN_THROTTLE_USER_ATTEMPTS):
-        wait = _wait_before_checking(user, address, now)
+        wait, new_ticket = _take_turn(user, address, ticket, now)
         if wait:
-            return refuse(claimed, SLOW_DOWN, wait)
+            return refuse(claimed, SLOW_DOWN, wait, new_ticket)
+        used = ""
     _claim(by_user, now, keep_until)
     claimed.append(by_user)
-    return Verdict(allowed=True, claimed=tuple(claimed))
+    return Verdict(allowed=True, claimed=tuple(claimed), ticket=used)
 
 
 def record_success(
@@ -252,8 +336,14 @@ def record_success(
     """A correct password: this attempt was no failure, and this address is now known for the user."""
     now = clock() if now is None else now
     user = _user(username)
-    pair, *others = verdict.claimed or ("",)
-    _run("DELETE FROM {t} WHERE key = %s", [pair])
-    _give_back(others)
+    if verdict.ticket == "":
+        # It came in on a turn: the failures before it may be a guesser's at
+        # the same address, who would otherwise get the limit's free guesses
+        # again each time the user logs in. Only this attempt is given back.
+        _give_back(verdict.claimed)
+    else:
+        pair, *others = verdict.claimed or ("",)
+        _run("DELETE FROM {t} WHERE key = %s", [pair])
+        _give_back(others)
     if user_id is not None:
         _remember(user_id, user, address, now)

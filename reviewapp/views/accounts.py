@@ -3,19 +3,51 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.translation import ngettext
 
 from reviewapp import throttle
 from reviewapp.inbox.landing import after_login_url
 
 logger = logging.getLogger(__name__)
+
+
+def with_login_ticket[**P, R: HttpResponseBase](view: Callable[P, R]) -> Callable[P, R]:
+    """Keep the client's place in the throttle's queue (``throttle._take_turn``) in a cookie.
+
+    A cookie rather than a form field, so that it works for the admin's
+    login page too, whose template we do not own. HttpOnly: no script needs it.
+    """
+
+    @wraps(view)
+    def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        response = view(*args, **kwargs)
+        request = args[0]
+        assert isinstance(request, HttpRequest)
+        ticket = getattr(request, "login_ticket", None)
+        if ticket:
+            response.set_cookie(
+                throttle.TICKET_COOKIE,
+                ticket,
+                max_age=settings.LOGIN_THROTTLE_WINDOW + 2 * settings.LOGIN_THROTTLE_NEW_ADDRESS_WAIT,
+                secure=settings.SESSION_COOKIE_SECURE,
+                httponly=True,
+                samesite="Lax",
+            )
+        elif ticket == "":
+            response.delete_cookie(throttle.TICKET_COOKIE, samesite="Lax")
+        return response
+
+    return wrapped
 
 
 class ThrottledLoginMixin:
@@ -32,7 +64,10 @@ class ThrottledLoginMixin:
         if username is None or not password or self.request is None:
             return super().clean()  # type: ignore[misc,no-any-return]
         address = throttle.client_address(self.request)
-        verdict = throttle.claim_attempt(username, address)
+        ticket = self.request.COOKIES.get(throttle.TICKET_COOKIE, "")
+        verdict = throttle.claim_attempt(username, address, ticket=ticket)
+        # with_login_ticket puts it in the response's cookie.
+        self.request.login_ticket = verdict.ticket
         if not verdict.allowed:
             self.throttled = True
             self.retry_after = verdict.retry_after
@@ -110,4 +145,4 @@ class LoginView(auth_views.LoginView):
         return response
 
 
-login_view = LoginView.as_view()
+login_view = with_login_ticket(LoginView.as_view())

@@ -3,6 +3,7 @@ the counts cannot be wiped, and nobody can lock a user out from elsewhere."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -187,11 +188,14 @@ def test_a_guessing_run_from_many_addresses_slows_a_new_address_but_never_locks_
 def test_a_wrong_password_after_the_wait_needs_a_new_wait(user, frozen_clock):
     _fail_until_locked(Client(), "tilda", "203.0.113.1")
     _fail_until_locked(Client(), "tilda", "203.0.113.2")
-    attacker = "203.0.113.3"
-    assert _login(Client(), "tilda", WRONG, attacker).status_code == 429  # the wait starts
+    attacker, guesser = "203.0.113.3", Client()
+    assert _login(guesser, "tilda", WRONG, attacker).status_code == 429  # the wait starts
     frozen_clock[0] += 30
-    assert _login(Client(), "tilda", WRONG, attacker).status_code == 200  # checked, wrong
-    assert _login(Client(), "tilda", WRONG, attacker).status_code == 429  # a new wait: one guess per 30 s
+    assert _login(guesser, "tilda", WRONG, attacker).status_code == 200  # checked, wrong
+    assert _login(guesser, "tilda", WRONG, attacker).status_code == 429  # a new wait: one guess per 30 s
+    # Without the ticket its 429 handed out (a script dropping cookies), a wait is never over.
+    frozen_clock[0] += 30
+    assert _login(Client(), "tilda", WRONG, attacker).status_code == 429
 
 
 def test_an_address_the_user_logged_in_from_before_is_not_slowed(user, frozen_clock):
@@ -331,9 +335,9 @@ def test_wrong_passwords_at_an_address_the_user_logged_in_from_cost_a_short_wait
     assert "Too many failed logins for this account." in body
     wait = SLOW_DOWN.search(body)
     assert wait is not None
-    assert int(wait.group(1)) <= 30
-    assert int(response["Retry-After"]) <= 30
-    frozen_clock[0] += 30
+    # The sixth wrong password took the next turn, 30 s on; tilda's is the one after.
+    assert int(wait.group(1)) == int(response["Retry-After"]) <= 2 * 30
+    frozen_clock[0] += int(response["Retry-After"])
     response = _login(owner, "tilda", factories.PASSWORD, "192.0.2.50")
     assert _logged_in(response, owner, user)
     # An address tilda never logged in from is locked for the window, as before.
@@ -385,3 +389,114 @@ def test_a_known_address_is_forgotten_after_the_days_set(user, frozen_clock):
     assert response.status_code == 429
     assert TOO_MANY in response.content.decode()
     assert not KnownLoginAddress.objects.exists()
+
+
+# --- A guesser at the user's own address: turns, kept in order ----------------------
+
+
+@pytest.mark.parametrize("guesser_keeps_its_cookies", [True, False], ids=["cookie-keeping", "cookie-dropping"])
+@pytest.mark.parametrize("user_arrives_after", [3.0, 29.75, 30.0, 47.25])
+def test_a_user_who_waits_as_told_at_a_shared_address_gets_in_however_fast_a_guesser_fails_there(
+    user, frozen_clock, guesser_keeps_its_cookies, user_arrives_after
+):
+    # tilda signed in at the office, so its address is known for her; then a
+    # guesser there sends a wrong password every half second for three minutes.
+    office, wait = "192.0.2.50", settings.LOGIN_THROTTLE_NEW_ADDRESS_WAIT
+    assert _login(Client(), "tilda", factories.PASSWORD, office).status_code == 302
+    start = frozen_clock[0]
+    guesser, owner = Client(), Client()  # two browsers at one address; tilda's is not the one she signed in with
+    checked: list[tuple[float, str]] = []  # when a password was checked, and whose
+    told: list[tuple[float, int]] = []  # when tilda was refused, and the Retry-After she was given
+    owner_next: float | None = start + user_arrives_after
+    logged_in_at = None
+    guess_at = start
+    while guess_at < start + 180:
+        # At the same instant the guesser goes first: the worst case for tilda.
+        if owner_next is not None and owner_next < guess_at:
+            frozen_clock[0] = owner_next
+            response = _login(owner, "tilda", factories.PASSWORD, office)
+            if response.status_code == 429:
+                told.append((owner_next, int(response["Retry-After"])))
+                owner_next += int(response["Retry-After"])  # she waits exactly as told
+            else:
+                assert _logged_in(response, owner, user)
+                checked.append((owner_next, "tilda"))
+                logged_in_at, owner_next = owner_next, None
+            continue
+        frozen_clock[0] = guess_at
+        response = _login(guesser if guesser_keeps_its_cookies else Client(), "tilda", WRONG, office)
+        assert response.status_code in (200, 429)
+        if response.status_code == 200:
+            checked.append((guess_at, "guesser"))
+        guess_at += 0.5
+    # tilda was told to wait once, waited that long, and her password was then checked ...
+    assert logged_in_at is not None, f"still refused after 180 s, told {[r for _, r in told]}"
+    assert len(told) == 1
+    first_refused, retry_after = told[0]
+    assert logged_in_at == first_refused + retry_after
+    # ... within two waits: one for the turn the guesser may already hold, one for hers.
+    assert retry_after <= 2 * wait
+    # The guesser had its five attempts before the limit, then at most one check per wait.
+    limit = settings.LOGIN_THROTTLE_ATTEMPTS
+    assert [who for _, who in checked[:limit]] == ["guesser"] * limit
+    guesses = [at for at, who in checked[limit:] if who == "guesser"]
+    assert all(later - earlier >= wait for earlier, later in itertools.pairwise(guesses))
+    assert len(guesses) <= 180 // wait
+    if not guesser_keeps_its_cookies:
+        assert guesses == []  # a client that never brings its ticket back is never checked again
+
+
+def test_a_ticket_cannot_be_forged_replayed_or_used_for_another_username(user, frozen_clock):
+    office = "192.0.2.50"
+    assert _login(Client(), "tilda", factories.PASSWORD, office).status_code == 302
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
+        _login(Client(), "tilda", WRONG, office)
+    guesser = Client()
+    first = _login(guesser, "tilda", WRONG, office)
+    assert first.status_code == 429
+    ticket = guesser.cookies[throttle.TICKET_COOKIE].value
+    frozen_clock[0] += int(first["Retry-After"])
+    # Altered: a ticket is signed with SECRET_KEY, so a changed one is none, and the client queues again.
+    forged = Client()
+    forged.cookies[throttle.TICKET_COOKIE] = ticket[:-2] + ("AA" if not ticket.endswith("AA") else "BB")
+    assert _login(forged, "tilda", WRONG, office).status_code == 429
+    # For another username or address it is no ticket either: tilda at a second known
+    # address, otto at the office, both past the limit there.
+    assert _login(Client(), "tilda", factories.PASSWORD, "192.0.2.51").status_code == 302
+    otto = factories.make_user(username="otto")
+    assert _login(Client(), "otto", factories.PASSWORD, office).status_code == 302
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS):
+        _login(Client(), "tilda", WRONG, "192.0.2.51")
+        _login(Client(), "otto", WRONG, office)
+    elsewhere = Client()
+    elsewhere.cookies[throttle.TICKET_COOKIE] = ticket
+    assert _login(elsewhere, "tilda", WRONG, "192.0.2.51").status_code == 429
+    borrowed = Client()
+    borrowed.cookies[throttle.TICKET_COOKIE] = ticket
+    assert _login(borrowed, otto.username, WRONG, office).status_code == 429
+    # The real one is checked once; a copy of it kept aside is used up.
+    copy = Client()
+    copy.cookies[throttle.TICKET_COOKIE] = ticket
+    assert _login(guesser, "tilda", WRONG, office).status_code == 200
+    assert throttle.TICKET_COOKIE not in guesser.cookies or not guesser.cookies[throttle.TICKET_COOKIE].value
+    assert _login(copy, "tilda", WRONG, office).status_code == 429
+
+
+def test_the_admin_login_keeps_a_waiting_clients_turn_too(frozen_clock, db):
+    factories.make_user(username="ada", is_staff=True, is_superuser=True)
+    admin_login, office = reverse("admin:login"), "192.0.2.50"
+
+    def admin(client: Client, password: str):  # type: ignore[no-untyped-def]
+        return client.post(admin_login, {"username": "ada", "password": password}, REMOTE_ADDR=office)
+
+    assert admin(Client(), factories.PASSWORD).status_code == 302  # the office is now known for ada
+    guesser, owner = Client(), Client()
+    for _ in range(settings.LOGIN_THROTTLE_ATTEMPTS + 1):
+        admin(guesser, WRONG)
+    assert throttle.TICKET_COOKIE in guesser.cookies  # the sixth was told to wait, with a turn
+    assert admin(owner, factories.PASSWORD).status_code == 200  # refused: wait for the turn after the guesser's
+    frozen_clock[0] += 2 * settings.LOGIN_THROTTLE_NEW_ADDRESS_WAIT
+    admin(guesser, WRONG)  # the guesser uses its turn first
+    response = admin(owner, factories.PASSWORD)
+    assert response.status_code == 302
+    assert owner.session.get("_auth_user_id") is not None
