@@ -66,6 +66,10 @@ ZONE: Final = ZoneInfo("Europe/Stockholm")
 # carrying it (``holds_firm_text``).
 FIRM_LINE: Final = re.compile(r"^Inmatat av byrån i granskningsappen \d{4}-\d{2}-\d{2} \d{2}:\d{2} [A-Z]{3,5}: ", re.M)
 
+# The app's log entry of ``manage.py fix_context_answers`` (``ClarificationEvent.FIXED``; not
+# imported: this module loads no Django model).
+FIXED_EVENT: Final = "ContextAnswerFixed"
+
 # How the answer is put in words after ENTERED_BY_FIRM's colon.
 RAW_LABELS: Final = {"participants": "Deltagare", "purpose": "syfte", "date": "datum"}
 RAW_SEPARATOR: Final = "; "
@@ -158,8 +162,19 @@ def raw_answer_parts(raw: str, question: str, log: Sequence[ClarificationEvent])
 
     Text no app answer wrote is the chat's (accounted's intake writes the
     customer's own message). An answer logged before the app kept what it
-    added is one piece, labelled as that answer's log says.
+    added is one piece, labelled as that answer's log says. A ``raw_answer``
+    that ``manage.py fix_context_answers`` left is the pieces it kept, as it logged them.
     """
+    for event in reversed(log):
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if (
+            event.event_type == FIXED_EVENT
+            and event.question_type == question
+            and stored_raw_answer(payload.get("after"), question) == raw
+        ):
+            kept = payload.get("kept")
+            if isinstance(kept, list) and all(isinstance(part, dict) for part in kept):
+                return tuple(RawPart(str(part.get("text", "")), str(part.get("source", CHAT))) for part in kept)
     entries = [
         event.payload
         for event in log

@@ -305,7 +305,8 @@ def test_without_the_customers_words_a_context_answer_is_the_note_alone(bookkeep
 
 def test_the_customers_words_given_by_phone_are_the_agents_own_words_line_verbatim(bookkeeper):
     item = moved_item("context")
-    answer(item, bookkeeper, ContextAnswer(text="Taxi till kund", raw_answer="taxin till Volvo", raw_answer_via="phone"))
+    words = ContextAnswer(text="Taxi till kund", raw_answer="taxin till Volvo", raw_answer_via="phone")
+    answer(item, bookkeeper, words)
     ctx = stored_context(item)
     assert ctx["context_answer"] == {"raw_answer": "taxin till Volvo", "answered_at": STAMP}
     assert agent_lines(ctx) == [
@@ -662,7 +663,8 @@ def _fields(answer: Any) -> dict[str, Any]:
 
 def test_after_corrections_of_every_answer_type_the_agent_reads_only_the_current_answer(bookkeeper):
     item = moved_item("representation")
-    answer(item, bookkeeper, RepresentationAnswer(participants=(ParticipantInput("Anna Berg", "Volvo"),), purpose="Möte"))
+    first = RepresentationAnswer(participants=(ParticipantInput("Anna Berg", "Volvo"),), purpose="Möte")
+    answer(item, bookkeeper, first)
     amend(item, bookkeeper, RepresentationAnswer(denied=True), minutes=1)
     assert agent_lines(stored_context(item)) == [
         "svar från användaren: detta är INTE representation. Fråga varken om deltagare eller syfte."
@@ -697,7 +699,8 @@ def test_after_a_context_correction_with_new_words_the_agent_reads_only_the_new_
         "användarens egna ord: nej, till mässan",
     ]
     # Every earlier version stays in the app's own log.
-    befores = [event.payload["before"].get("context_answer") for event in ClarificationEvent.objects.filter(item_id=item.pk)]
+    logged = ClarificationEvent.objects.filter(item_id=item.pk)
+    befores = [event.payload["before"].get("context_answer") for event in logged]
     assert {"raw_answer": "taxi till kunden", "answered_at": STAMP} in befores
 
 
