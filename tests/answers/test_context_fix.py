@@ -16,6 +16,7 @@ from typing import Any
 from django.core.management import call_command
 
 import clarifications
+from reviewapp.answers.evidence import RawPart, raw_answer_parts
 from reviewapp.answers.log import app_answer_in_place, app_answers
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ClarificationEvent
@@ -134,6 +135,10 @@ def test_the_customers_words_given_by_phone_stay_and_the_answer_stays_the_apps_t
     assert ctx["user_note"] == "Taxi till Volvo"
     # The fixed row is still the app's answer: not "replaced by another program", and still correctable here.
     assert app_answer_in_place(ctx, "context", app_answers(item.pk)) is not None
+    # And the words are still labelled as the customer's, by phone.
+    assert raw_answer_parts(ctx["context_answer"]["raw_answer"], "context", app_answers(item.pk)) == (
+        RawPart("taxin till kunden", "phone"),
+    )
 
 
 def test_an_empty_note_gets_the_firms_latest_answer(bookkeeper):
