@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
+from django.core.management import call_command
 from django.urls import reverse
 
 from tests.answers.conftest import answer_url, moved_item
+from tests.answers.test_context_fix import F1, T1, old_rule_answer
 from tests.html import page_of
 from tests.items.page import url
 
@@ -39,3 +43,18 @@ def test_an_uncorrected_answer_has_no_history_of_corrections(bookkeeper_client):
     page = page_of(bookkeeper_client.get(url(item)))
 
     assert page.texts(id="corrections") == []
+
+
+def test_the_context_fix_shows_the_replaced_version_and_why(bookkeeper_client, bookkeeper):
+    item = moved_item("context")
+    old_rule_answer(item, bookkeeper, text="Taxi", added=F1, at=T1)
+    call_command("fix_context_answers", stdout=io.StringIO())
+
+    page = page_of(bookkeeper_client.get(url(item)))
+    history = page.words("corrections")
+
+    assert "The firm's text was taken out of the customer's own words (fix_context_answers)." in history
+    assert "by fix_context_answers" in history
+    # The agent read the firm's text as the customer's own words then; the page keeps that version.
+    assert page.texts(cls="correction-lines") == [f"anteckning från användaren: Taxi\nanvändarens egna ord: {F1}"]
+    assert "användarens egna ord" not in page.text("agent-view-text")
