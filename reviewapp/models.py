@@ -237,6 +237,9 @@ class ClarificationEvent(models.Model):
     ASKED = "ChannelQuestionAsked"
     ANSWERED = "ChannelQuestionAnswered"
     EXPIRED = "ChannelQuestionExpired"
+    # The app's own text taken out of context_answer by ``manage.py fix_context_answers``
+    # (reviewapp.answers.context_fix): the row before and after, like an answer.
+    FIXED = "ContextAnswerFixed"
 
     class Channel(models.TextChoices):
         WHATSAPP = "whatsapp", "WhatsApp"

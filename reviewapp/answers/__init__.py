@@ -7,8 +7,8 @@ importing only its own and those below (``tests/answers/test_layers.py``
 keeps it so); import each name from the module that defines it:
 
 1. inputs: ``inputs`` (the question types and the answer dataclasses) and ``evidence``
-   (``raw_answer`` as evidence: the customer's words and their source, or the firm's attributed
-   text, appended, never erased; a stored one read back into labelled pieces);
+   (``raw_answer`` as evidence: the customer's words and their source, or, for a representation
+   only, the firm's attributed text, appended; a stored one read back into labelled pieces);
 2. validation: ``validation`` (the limits and rules, ``validate``, ``AnswerInvalid``, and the JSON
    API's body read into an answer), ``uploads`` (a sharper file checked before it is stored),
    ``dates`` (an event date that looks mistyped: a warning, never a refusal);
@@ -17,8 +17,10 @@ keeps it so); import each name from the module that defines it:
    app's own log read back: amendable answers, ``replaced_answer``), ``suggestions`` (the
    company's earlier answers);
 4. ``resettle``: each sync poll marks again the app answers whose conversation mark accounted's
-   sweep undid. The read model's sync (``reviewapp.sync``) sits here: it reads ``log`` and runs
-   ``resettle``, and the write re-indexes through it;
+   sweep undid; ``context_fix`` (``manage.py fix_context_answers``) takes the app's own text out of
+   ``context_answer`` in rows written under the old rule. The read model's sync
+   (``reviewapp.sync``) sits here: it reads ``log`` and runs ``resettle``, and the write
+   re-indexes through it;
 5. the write: ``writing`` (``answer_question``, the locked write, ``AnswerConflict``,
    ``AnswerResult``, accounted's ``processing_history`` event), ``resend`` (a newer item, or an
    uploaded file, replacing the old one), ``bulk`` (one answer for several items);

@@ -58,14 +58,20 @@ def answer_words(answer: RepresentationAnswer | ContextAnswer) -> str:
     return evidence.representation_words(people, answer.purpose, answer.event_date, denied=answer.denied)
 
 
-def raw_answer_added(answer: RepresentationAnswer | ContextAnswer, answered_at: str) -> str:
-    """The text this answer adds to ``raw_answer``: the customer's words verbatim, else the firm's attributed text.
+def raw_answer_added(answer: RepresentationAnswer | ContextAnswer, answered_at: str) -> str | None:
+    """The text this answer writes to a ``raw_answer``, or None when it writes none.
 
-    ``answered_at`` is the answer's ``toISOString()`` stamp; the attributed
-    text names the same moment, in Stockholm time.
+    A representation adds the customer's words verbatim, else the firm's
+    attributed text (``answered_at`` is the answer's ``toISOString()``
+    stamp; the text names the same moment, in Stockholm time). A context
+    answer writes only the customer's words: ``context_answer.raw_answer``
+    reaches the agent as "användarens egna ord", so without them it writes
+    nothing there (None).
     """
     if answer.raw_answer:
         return answer.raw_answer
+    if isinstance(answer, ContextAnswer):
+        return None
     return evidence.entered_by_firm(answer_words(answer), dt.datetime.fromisoformat(answered_at))
 
 
@@ -74,7 +80,9 @@ def representation_json(answer: RepresentationAnswer, answered_at: str, *, earli
 
     ``earlier`` is the ``raw_answer`` the item held: the new text is appended to it, never written over it.
     """
-    raw_answer = evidence.appended(earlier, raw_answer_added(answer, answered_at))
+    added = raw_answer_added(answer, answered_at)
+    assert added is not None  # a representation always adds its text
+    raw_answer = evidence.appended(earlier, added)
     if answer.denied:
         return {
             "participants": [],
@@ -120,8 +128,10 @@ def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -
     """``ctx`` with ``answer`` written in; every other key carried over as is.
 
     ``ctx`` is not changed. The pending question keeps its type, ``asked_at``
-    and any other key; only its status becomes ``answered``. ``raw_answer``
-    gains the answer's text after what it held (``evidence.appended``), and
+    and any other key; only its status becomes ``answered``. A
+    representation's ``raw_answer`` gains the answer's text after what it
+    held (``evidence.appended``); a context answer's ``user_note`` and
+    ``context_answer`` hold only the current answer (``context_answer_kept``).
     ``answered_at`` is this answer's: accounted's intake sets ``answered_at:
     nowIso`` on a second message too (``process-inbound.ts``, 66851ff). A
     resend settled by a newer item or an upload marks the old one as the
@@ -136,11 +146,44 @@ def answered_context(ctx: dict[str, Any], answer: Answer, *, answered_at: str) -
         new["representation"] = representation_json(answer, answered_at, earlier=earlier)
     elif isinstance(answer, ContextAnswer):
         new["user_note"] = answer.text
-        raw_answer = evidence.appended(evidence.stored_raw_answer(ctx, CONTEXT), raw_answer_added(answer, answered_at))
-        new["context_answer"] = {"raw_answer": raw_answer, "answered_at": answered_at}
+        kept = context_answer_kept(ctx, answer, answered_at)
+        if kept is None:
+            new.pop("context_answer", None)
+        else:
+            new["context_answer"] = kept
     elif isinstance(answer, ResendAnswer) and answer.choice != "readable":
         new["quality"] = superseded_quality(ctx)
     return new
+
+
+def context_answer_kept(ctx: dict[str, Any], answer: ContextAnswer, answered_at: str) -> dict[str, Any] | None:
+    """The ``context_answer`` a context answer leaves in ``ctx``, or None to leave it out.
+
+    accounted's only reader of it, the agent's prompt
+    (``lib/agent-context/chat-clarifications.ts``), shows its ``raw_answer``
+    as "användarens egna ord" beside ``user_note``, so it holds the
+    customer's own words and nothing else:
+
+    - the customer's words given now replace what it held, as accounted's
+      intake replaces it with every context reply (``process-inbound.ts``,
+      66851ff: ``context_answer: { raw_answer: text, answered_at: nowIso }``);
+    - without them, the customer's words already there (the chat's, or given
+      to the firm earlier) stay: they are still what the customer said, and
+      the preview shows them beside the new note before anything is saved;
+    - text the app wrote there under the old rule (``evidence.ENTERED_BY_FIRM``)
+      is not the customer's: it goes (the app's log keeps it), and
+      ``context_answer`` is left out, a shape accounted's type allows
+      (``context_answer?``). ``manage.py fix_context_answers`` reads the
+      app's log to split rows that mix the two.
+    """
+    words = raw_answer_added(answer, answered_at)
+    if words is not None:
+        return {"raw_answer": words, "answered_at": answered_at}
+    held = ctx.get("context_answer")
+    raw = evidence.stored_raw_answer(ctx, CONTEXT)
+    if raw is not None and evidence.holds_firm_text(raw):
+        return None
+    return copy.deepcopy(held) if held is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +192,8 @@ class Written:
 
     ``after``: the new context (``answered_context``); ``answered_at``: its
     ``toISOString()`` stamp; ``entered``: what was entered (``answer_json``);
-    ``raw_answer_added``: the text the answer appended to ``raw_answer``
-    (None for a resend, which has none).
+    ``raw_answer_added``: the text the answer wrote to a ``raw_answer``
+    (None for a resend, and for a context answer without the customer's words).
     """
 
     after: dict[str, Any]

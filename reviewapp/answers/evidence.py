@@ -1,8 +1,9 @@
-"""``raw_answer`` as evidence: the customer's words, or a text that says the firm entered it; never erased.
+"""``raw_answer`` as evidence: the customer's words, or a text that says the firm entered it.
 
-accounted's types call ``raw_answer`` and its timestamps the representation's
-documentation trail for the tax authority, and its intake writes the
-person's own message there. So the app writes either
+accounted's types call ``representation.raw_answer`` and its timestamps the
+representation's documentation trail for the tax authority, and its intake
+writes the person's own message there. So for a representation the app
+writes either
 
 - the customer's words, verbatim, when the bookkeeper has them (from a phone
   call, an e-mail or a message; where they came from is kept in the app's
@@ -13,7 +14,12 @@ person's own message there. So the app writes either
   names the bookkeeper: accounted's agent reads it and the customer's
   company is shown it.
 
-A later answer never erases what is there: the new text is appended with
+``context_answer.raw_answer`` is different: the agent reads it as the
+customer's own words ("användarens egna ord"), so the app writes only the
+customer's words there, never ``ENTERED_BY_FIRM``
+(``channel_context.context_answer_kept``).
+
+A later representation answer never erases what is there: the new text is appended with
 ``"\\n"`` (``appended``), as accounted's intake does with a second message
 (``extensions/general/whatsapp-inbox/lib/process-inbound.ts`` at
 ``erp-mafia/accounted`` 66851ff: ``raw_answer: itemContext.representation ?
@@ -27,6 +33,7 @@ it is. Nothing here touches a database.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -54,6 +61,14 @@ CUSTOMER_SOURCES: Final = (*WORDS_SOURCES, CHAT, CUSTOMER)
 ENTERED_BY_FIRM: Final = "Inmatat av byrån i granskningsappen {when}: {answer}"
 STAMP_FORMAT: Final = "%Y-%m-%d %H:%M %Z"  # 2026-08-12 11:31 CEST
 ZONE: Final = ZoneInfo("Europe/Stockholm")
+# A line the app wrote with ENTERED_BY_FIRM: how text of the app's making is
+# told from the customer's in rows written before context answers stopped
+# carrying it (``holds_firm_text``).
+FIRM_LINE: Final = re.compile(r"^Inmatat av byrån i granskningsappen \d{4}-\d{2}-\d{2} \d{2}:\d{2} [A-Z]{3,5}: ", re.M)
+
+# The app's log entry of ``manage.py fix_context_answers`` (``ClarificationEvent.FIXED``; not
+# imported: this module loads no Django model).
+FIXED_EVENT: Final = "ContextAnswerFixed"
 
 # How the answer is put in words after ENTERED_BY_FIRM's colon.
 RAW_LABELS: Final = {"participants": "Deltagare", "purpose": "syfte", "date": "datum"}
@@ -72,6 +87,11 @@ def entered_by_firm(answer: str, moment: dt.datetime) -> str:
     ``Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: Taxi till kund``
     """
     return ENTERED_BY_FIRM.format(when=firm_stamp(moment), answer=answer)
+
+
+def holds_firm_text(raw: str) -> bool:
+    """Whether ``raw`` holds a line of ``ENTERED_BY_FIRM`` text (the app's, never the customer's)."""
+    return FIRM_LINE.search(raw) is not None
 
 
 def representation_words(
@@ -142,8 +162,19 @@ def raw_answer_parts(raw: str, question: str, log: Sequence[ClarificationEvent])
 
     Text no app answer wrote is the chat's (accounted's intake writes the
     customer's own message). An answer logged before the app kept what it
-    added is one piece, labelled as that answer's log says.
+    added is one piece, labelled as that answer's log says. A ``raw_answer``
+    that ``manage.py fix_context_answers`` left is the pieces it kept, as it logged them.
     """
+    for event in reversed(log):
+        payload = event.payload if isinstance(event.payload, dict) else {}
+        if (
+            event.event_type == FIXED_EVENT
+            and event.question_type == question
+            and stored_raw_answer(payload.get("after"), question) == raw
+        ):
+            kept = payload.get("kept")
+            if isinstance(kept, list) and all(isinstance(part, dict) for part in kept):
+                return tuple(RawPart(str(part.get("text", "")), str(part.get("source", CHAT))) for part in kept)
     entries = [
         event.payload
         for event in log
@@ -151,6 +182,9 @@ def raw_answer_parts(raw: str, question: str, log: Sequence[ClarificationEvent])
         and event.channel == "app"
         and event.question_type == question
         and isinstance(event.payload, dict)
+        # A context answer without the customer's words leaves raw_answer as it was: it wrote none of it.
+        and stored_raw_answer(event.payload.get("before"), question)
+        != stored_raw_answer(event.payload.get("after"), question)
     ]
     return _parts(raw, question, entries)
 

@@ -4,8 +4,10 @@ Plain frozen dataclasses, built by the page's forms and by the JSON API
 (``validation.answer_from_json``) and checked by ``validation.validate``.
 ``raw_answer`` is optional: the customer's own words when the bookkeeper has
 them, with ``raw_answer_via`` saying where they came from (phone, e-mail, a
-message); else empty, and the stored ``raw_answer`` is then a text saying the
-firm entered the answer in the review app (``evidence.ENTERED_BY_FIRM``).
+message); else empty, and a representation's stored ``raw_answer`` is then a
+text saying the firm entered the answer in the review app
+(``evidence.ENTERED_BY_FIRM``), while a context answer writes no
+``raw_answer`` at all (``channel_context.context_answer_kept``).
 ``amend`` with ``expected_version`` corrects an answer the app wrote earlier.
 """
 

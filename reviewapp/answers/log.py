@@ -33,11 +33,15 @@ COMPARED = (REPRESENTATION, CONTEXT)
 
 
 def app_answers(item_id: uuid.UUID | str) -> list[ClarificationEvent]:
-    """The answers the app wrote to one item, oldest first."""
+    """The answers the app wrote to one item, and its fixes of them (``FIXED``), oldest first."""
     return list(
         ClarificationEvent.objects.filter(
-            item_id=item_id, event_type=ClarificationEvent.ANSWERED, channel=ClarificationEvent.Channel.APP
-        ).order_by("occurred_at", "id")
+            item_id=item_id,
+            event_type__in=(ClarificationEvent.ANSWERED, ClarificationEvent.FIXED),
+            channel=ClarificationEvent.Channel.APP,
+        )
+        .select_related("actor")
+        .order_by("occurred_at", "id")
     )
 
 
@@ -53,6 +57,26 @@ def latest_for(log_entries: Iterable[ClarificationEvent], question: str) -> Clar
         and "after" in event.payload
     ]
     return max(answered, key=lambda event: (event.occurred_at, event.pk or 0), default=None)
+
+
+def written_value(log_entries: Iterable[ClarificationEvent], event: ClarificationEvent, question: str) -> Any:
+    """The value the app last wrote for ``question``: ``event``'s answer, or a later fix of it.
+
+    ``manage.py fix_context_answers`` takes the app's own text out of an
+    answer it wrote (``ClarificationEvent.FIXED``); the row then holds the
+    fixed value, and that is still the app's answer, not another program's.
+    """
+    fixes = [
+        entry
+        for entry in log_entries
+        if entry.event_type == ClarificationEvent.FIXED
+        and entry.question_type == question
+        and isinstance(entry.payload, dict)
+        and "after" in entry.payload
+        and (entry.occurred_at, entry.pk or 0) >= (event.occurred_at, event.pk or 0)
+    ]
+    latest = max(fixes, key=lambda entry: (entry.occurred_at, entry.pk or 0), default=event)
+    return answer_value(latest.payload["after"], question)
 
 
 def holds(live: Any, written: Any, question: str) -> bool:
@@ -76,10 +100,11 @@ def app_answer_in_place(
     """The app's log entry whose answer ``ctx`` still holds for ``question``, else None (the chat's, or none)."""
     if question not in COMPARED or not isinstance(ctx, dict):
         return None
-    event = latest_for(log_entries, question)
+    entries = list(log_entries)
+    event = latest_for(entries, question)
     if event is None:
         return None
-    written = answer_value(event.payload["after"], question)
+    written = written_value(entries, event, question)
     return event if holds(answer_value(ctx, question), written, question) else None
 
 
@@ -188,7 +213,7 @@ def replaced_answer(item: InboxItem, log_entries: Iterable[ClarificationEvent]) 
         event = latest_for(entries, question)
         if event is None:
             continue
-        written = answer_value(event.payload["after"], question)
+        written = written_value(entries, event, question)
         live = answer_value(ctx, question)
         if holds(live, written, question):
             continue

@@ -211,8 +211,8 @@ def _write(
         and not answer.raw_answer
         and _structured(answer_value(after, answer.question)) == _structured(answer_value(before, answer.question))
     ):
-        # raw_answer always grows by the new text, so only the fields and
-        # new customer's words tell a correction from a resave.
+        # A representation's raw_answer always grows by the new text, so only
+        # the fields and new customer's words tell a correction from a resave.
         raise AnswerInvalid({"amend": [_("This is the answer already saved: change something to correct it.")]})
     item.channel_context = after
     item.save(update_fields=["channel_context"])
@@ -265,7 +265,9 @@ def _log_payload(answer: Answer, result: AnswerResult) -> dict[str, Any]:
         # words (and where they came from) or the firm's attributed text: the
         # screens label each piece of raw_answer by it (evidence.raw_answer_parts).
         # The source stays here, never in accounted's row.
-        payload["raw_answer_source"] = "customer" if answer.raw_answer else "rendered"
+        # A context answer without the customer's words writes no raw_answer at all (None).
+        source = "customer" if answer.raw_answer else "rendered" if written.raw_answer_added else None
+        payload["raw_answer_source"] = source
         payload["raw_answer_via"] = answer.raw_answer_via or None
         payload["raw_answer_added"] = written.raw_answer_added
     if isinstance(answer, ResendAnswer):

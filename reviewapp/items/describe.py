@@ -15,7 +15,7 @@ from reviewapp import states
 from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
-from reviewapp.items.history import item_history
+from reviewapp.items.history import corrections, item_history
 from reviewapp.items.item_view import (
     EventView,
     HeaderView,
@@ -276,6 +276,7 @@ def _unreadable_view(
         open_question=None,
         human=None,
         events=related.events,
+        corrections=corrections(related.app_log),
         channel_context=item.channel_context,
         ids=related.ids,
         messages=related.messages,
@@ -352,6 +353,7 @@ def describe_item(
         open_question=_open_question(summary, ctx, lines, events),
         human=_human_said(summary, ctx, related.app_log),
         events=related.events,
+        corrections=corrections(related.app_log),
         channel_context=ctx,
         ids=related.ids,
         messages=related.messages,

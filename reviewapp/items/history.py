@@ -30,12 +30,12 @@ from django.utils.translation import gettext as _
 
 from reviewapp import states
 from reviewapp.answers.channel_context import answer_value
-from reviewapp.answers.inputs import READABLE, REPLACED, RESEND, UPLOAD
+from reviewapp.answers.inputs import CONTEXT, READABLE, REPLACED, REPRESENTATION, RESEND, UPLOAD
 from reviewapp.answers.log import answer_text
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
-from reviewapp.items.changes import answer_change
-from reviewapp.items.item_view import AnswerChange, EventView
+from reviewapp.items.changes import answer_change, lines_of
+from reviewapp.items.item_view import AnswerChange, CorrectionView, EventView
 from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
@@ -157,7 +157,8 @@ def app_event(event: ClarificationEvent) -> EventView:
     """One event of the app's own log; its actor is the review user who answered, its detail what the answer said."""
     user = event.actor
     actor = reviewer_name(event)
-    change = answer_change(event.payload) if event.event_type == ClarificationEvent.ANSWERED else None
+    logged_change = event.event_type in (ClarificationEvent.ANSWERED, ClarificationEvent.FIXED)
+    change = answer_change(event.payload) if logged_change else None
     return EventView(
         event_type=event.event_type,
         label=event_label(event.event_type, event.payload),
@@ -333,3 +334,49 @@ def cap_events(events: Iterable[EventView]) -> list[EventView]:
             )
         )
     return capped[::-1]
+
+
+def _correction_reason(event: ClarificationEvent) -> str:
+    if event.event_type == ClarificationEvent.FIXED:
+        return _("The firm's text was taken out of the customer's own words (fix_context_answers).")
+    return _("Corrected in the review app.")
+
+
+def corrections(log: Iterable[ClarificationEvent]) -> tuple[CorrectionView, ...]:
+    """Every earlier version of a representation or context answer the app replaced, oldest first.
+
+    From the app's own log (``app_answers``: its answers and its fixes), each
+    with who wrote it and when (the app answer before it, if any), what
+    replaced it, who and when, and why. The agent reads only the current
+    version (the row); these are the versions it no longer reads.
+    """
+    found: list[CorrectionView] = []
+    latest: dict[str, ClarificationEvent] = {}
+    for event in sorted(log, key=lambda e: (e.occurred_at, e.pk or 0)):
+        question = event.question_type
+        payload = _dict(event.payload)
+        if question not in (REPRESENTATION, CONTEXT) or "before" not in payload:
+            continue
+        replacing = event.event_type == ClarificationEvent.FIXED or (
+            event.event_type == ClarificationEvent.ANSWERED and payload.get("amended") is True
+        )
+        if replacing:
+            text = answer_text(question, answer_value(payload["before"], question))
+            earlier = latest.get(question)
+            found.append(
+                CorrectionView(
+                    question=question,
+                    question_label=_question_label(question),
+                    replaced_summary=text.summary if text else "",
+                    replaced_raw=text.raw_answer if text else None,
+                    lines=lines_of(payload["before"]),
+                    written_at=earlier.occurred_at if earlier else None,
+                    written_by=reviewer_name(earlier) if earlier else "",
+                    corrected_at=event.occurred_at,
+                    corrected_by=reviewer_name(event),
+                    reason=_correction_reason(event),
+                )
+            )
+        if event.event_type in (ClarificationEvent.ANSWERED, ClarificationEvent.FIXED):
+            latest[question] = event
+    return tuple(found)

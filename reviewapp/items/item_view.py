@@ -162,6 +162,44 @@ class KeyChange:
 
 
 @dataclass(frozen=True, slots=True)
+class CorrectionView:
+    """One earlier version of an answer that a correction (or the context fix) replaced, from the app's log.
+
+    ``replaced``: the version as it was (summary and its stored raw_answer),
+    ``lines``: what the agent read then; ``written_at``/``written_by``: the
+    app answer that wrote it (None when it came from outside the app);
+    ``corrected_at``/``corrected_by``/``reason``: what replaced it, and why.
+    """
+
+    question: str
+    question_label: str
+    replaced_summary: str
+    replaced_raw: str | None
+    lines: tuple[str, ...]
+    written_at: dt.datetime | None
+    written_by: str
+    corrected_at: dt.datetime
+    corrected_by: str
+    reason: str
+
+    @property
+    def lines_text(self) -> str:
+        return "\n".join(self.lines)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "replaced": {"summary": self.replaced_summary, "raw_answer": self.replaced_raw},
+            "lines": list(self.lines),
+            "written_at": self.written_at.isoformat() if self.written_at else None,
+            "written_by": self.written_by,
+            "corrected_at": self.corrected_at.isoformat(),
+            "corrected_by": self.corrected_by,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class AnswerChange:
     """What an answer written by the app did to ``channel_context``."""
 
@@ -361,6 +399,8 @@ class ItemView:
     full_conversation: bool = False
     links: ItemLinks = field(default_factory=ItemLinks)
     header: HeaderView | None = None
+    # Every earlier version of an answer the app corrected, oldest first (``history.corrections``).
+    corrections: tuple[CorrectionView, ...] = ()
     # The fields of this object cut to their caps: lines, agent_view,
     # problems (entries), problems[i], summary (see ``reviewapp.items.caps``).
     cut: dict[str, int] = field(default_factory=dict)
@@ -421,6 +461,7 @@ class ItemView:
             "open_question": self.open_question.to_json() if self.open_question else None,
             "human": self.human.to_json() if self.human else None,
             "events": [event.to_json() for event in self.events],
+            "corrections": [correction.to_json() for correction in self.corrections],
             "ids": self.ids.to_json() if self.ids else None,
             "conversation": {
                 "scope": "all" if self.full_conversation else "replies",

@@ -24,6 +24,7 @@ EVENT_LABELS: Final[dict[str, Promise]] = {
     ClarificationEvent.ASKED: _("Question asked"),
     ClarificationEvent.EXPIRED: _("The chat gave up"),
     ClarificationEvent.ANSWERED: _("Question answered"),
+    ClarificationEvent.FIXED: _("The firm's text taken out of the customer's words"),
 }
 #: An answer event whose payload says ``"amended": true`` (a correction made in the app): both the app's
 #: log entry and the ``processing_history`` row it wrote carry the flag (reviewapp.answers.writing).

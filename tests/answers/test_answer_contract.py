@@ -21,6 +21,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from PIL import Image
 
+import clarifications
 from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid
@@ -49,6 +50,12 @@ STAMP = "2026-08-12T09:31:07.123Z"  # new Date(NOW).toISOString()
 NOW_MS = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)
 # raw_answer without the customer's words (README, "raw_answer is evidence"): NOW in Stockholm summer time.
 ENTERED = "Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: "
+
+
+def agent_lines(ctx: object) -> list[str]:
+    """The lines accounted's agent reads for ``ctx``, by the project's byte-exact port of the seed's renderer."""
+    summary = clarifications.analyse(ctx).summary
+    return list(clarifications.render_lines(summary)) if summary is not None else []
 
 
 def answer(item: InboxItem, user: Any, value: Answer) -> AnswerResult:
@@ -217,10 +224,10 @@ def test_the_source_of_a_context_answers_words_is_kept_in_the_apps_log_only(book
 
 def test_the_firms_text_never_names_the_bookkeeper():
     user = firm_wide_bookkeeper("anna.larsson", first_name="Anna", last_name="Larsson", email="anna@byran.se")
-    item = moved_item("context")
-    answer(item, user, ContextAnswer(text="Taxi"))
-    # Exactly the firm, the app and the time: accounted's agent and the customer's company read this.
-    assert stored_context(item)["context_answer"]["raw_answer"] == ENTERED + "Taxi"
+    item = moved_item("representation")
+    answer(item, user, RepresentationAnswer(denied=True))
+    # Exactly the firm, the app and the time: accounted's documentation trail, which the customer's company reads.
+    assert stored_context(item)["representation"]["raw_answer"] == ENTERED + "Inte representation"
 
 
 def test_words_without_a_source_are_refused_and_nothing_is_written(bookkeeper):
@@ -286,14 +293,38 @@ def test_a_context_answer_is_step_6(bookkeeper):
     assert_history_row(item, bookkeeper, "context")
 
 
-def test_without_the_customers_words_the_context_raw_answer_names_the_firm(bookkeeper):
+def test_without_the_customers_words_a_context_answer_is_the_note_alone(bookkeeper):
+    # The agent reads context_answer.raw_answer as "användarens egna ord": the firm's text never goes there.
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Kontorsmaterial"))
+    ctx = stored_context(item)
+    assert "context_answer" not in ctx
+    assert ctx["user_note"] == "Kontorsmaterial"
+    assert agent_lines(ctx) == ["anteckning från användaren: Kontorsmaterial"]
+
+
+def test_the_customers_words_given_by_phone_are_the_agents_own_words_line_verbatim(bookkeeper):
+    item = moved_item("context")
+    words = ContextAnswer(text="Taxi till kund", raw_answer="taxin till Volvo", raw_answer_via="phone")
+    answer(item, bookkeeper, words)
+    ctx = stored_context(item)
+    assert ctx["context_answer"] == {"raw_answer": "taxin till Volvo", "answered_at": STAMP}
+    assert agent_lines(ctx) == [
+        "anteckning från användaren: Taxi till kund",
+        "användarens egna ord: taxin till Volvo",
+    ]
+
+
+def test_a_context_answer_keeps_the_customers_words_the_chat_stored(bookkeeper):
+    item = moved_item("context")
+    ctx = stored_context(item)
+    ctx["context_answer"] = {"raw_answer": "lunch med kund", "answered_at": "2026-08-01T10:00:00.000Z"}
+    InboxItem.objects.filter(pk=item.pk).update(channel_context=ctx)
+    answer(item, bookkeeper, ContextAnswer(text="Lunch med kund (Volvo)"))
     assert stored_context(item)["context_answer"] == {
-        "raw_answer": ENTERED + "Kontorsmaterial",
-        "answered_at": STAMP,
+        "raw_answer": "lunch med kund",
+        "answered_at": "2026-08-01T10:00:00.000Z",
     }
-    assert stored_context(item)["user_note"] == "Kontorsmaterial"
 
 
 # --- Step 7: resend ---------------------------------------------------------------------------
@@ -514,7 +545,7 @@ def test_the_actor_is_the_linked_accounted_user_or_the_app_and_never_a_name(link
 # --- Amendments ------------------------------------------------------------------------------------
 
 
-def test_an_amendment_replaces_the_fields_appends_the_raw_answer_and_logs_amended(bookkeeper):
+def test_a_context_amendment_replaces_the_note_and_logs_amended(bookkeeper):
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Taxi till kund"))
     version = answer_version(answer_value(stored_context(item), "context"))
@@ -527,14 +558,9 @@ def test_an_amendment_replaces_the_fields_appends_the_raw_answer_and_logs_amende
     )
     ctx = stored_context(item)
     assert ctx["user_note"] == "Taxi till kundmöte hos Volvo"
-    assert ctx["context_answer"] == {
-        "raw_answer": (
-            "Inmatat av byrån i granskningsappen 2026-08-12 11:31 CEST: Taxi till kund\n"
-            "Inmatat av byrån i granskningsappen 2026-08-12 11:36 CEST: Taxi till kundmöte hos Volvo"
-        ),
-        # The correction's own time, as accounted's intake stamps a second message.
-        "answered_at": "2026-08-12T09:36:07.123Z",
-    }
+    assert "context_answer" not in ctx
+    # One current answer in front of the agent: the replaced one is only in the app's log.
+    assert agent_lines(ctx) == ["anteckning från användaren: Taxi till kundmöte hos Volvo"]
     assert ctx["pending_question"] == {"type": "context", "asked_at": ASKED_AT, "status": "answered"}
     rows = history(item)
     assert [row.payload.get("amended") for row in rows] == [None, True]
@@ -548,8 +574,7 @@ def test_an_amendment_replaces_the_fields_appends_the_raw_answer_and_logs_amende
     assert [e.payload["amended"] for e in events] == [False, True]
     assert events[1].payload["before"]["user_note"] == "Taxi till kund"
     assert events[1].payload["after"]["user_note"] == "Taxi till kundmöte hos Volvo"
-    assert events[1].payload["before"]["context_answer"]["raw_answer"] == ENTERED + "Taxi till kund"
-    assert events[1].payload["after"]["context_answer"] == ctx["context_answer"]
+    assert events[1].payload["after"] == ctx
 
 
 def test_a_representation_amendment_keeps_the_first_text_and_adds_the_customers_words(bookkeeper):
@@ -620,6 +645,65 @@ def test_an_amendment_changing_nothing_is_refused_even_though_the_raw_answer_wou
     assert stored_context(item) == before
 
 
+def amend(item: InboxItem, user: Any, correction: Any, *, minutes: int) -> None:
+    version = answer_version(answer_value(stored_context(item), correction.question))
+    fields = {"amend": True, "expected_version": version}
+    answer_question(
+        item_id=item.pk,
+        user=user,
+        answer=type(correction)(**{**_fields(correction), **fields}),
+        now=NOW + dt.timedelta(minutes=minutes),
+    )
+
+
+def _fields(answer: Any) -> dict[str, Any]:
+    names = [name for name in answer.__dataclass_fields__ if name != "question"]
+    return {name: getattr(answer, name) for name in names}
+
+
+def test_after_corrections_of_every_answer_type_the_agent_reads_only_the_current_answer(bookkeeper):
+    item = moved_item("representation")
+    first = RepresentationAnswer(participants=(ParticipantInput("Anna Berg", "Volvo"),), purpose="Möte")
+    answer(item, bookkeeper, first)
+    amend(item, bookkeeper, RepresentationAnswer(denied=True), minutes=1)
+    assert agent_lines(stored_context(item)) == [
+        "svar från användaren: detta är INTE representation. Fråga varken om deltagare eller syfte."
+    ]
+    amend(
+        item,
+        bookkeeper,
+        RepresentationAnswer(participants=(ParticipantInput("Bo Ek"),), purpose="Avtalsmöte", event_date="2026-08-10"),
+        minutes=2,
+    )
+    ctx = stored_context(item)
+    assert agent_lines(ctx) == [
+        "deltagare (uppgivna av användaren): Bo Ek",
+        "syfte (uppgivet av användaren): Avtalsmöte",
+        "datum (uppgivet av användaren): 2026-08-10",
+    ]
+    # accounted's documentation trail keeps every version, one per line; the agent never reads it.
+    assert ctx["representation"]["raw_answer"].count("\n") == 2
+
+
+def test_after_a_context_correction_with_new_words_the_agent_reads_only_the_new_words(bookkeeper):
+    item = moved_item("context")
+    answer(item, bookkeeper, ContextAnswer(text="Taxi", raw_answer="taxi till kunden", raw_answer_via="phone"))
+    amend(
+        item,
+        bookkeeper,
+        ContextAnswer(text="Taxi till mässan", raw_answer="nej, till mässan", raw_answer_via="email"),
+        minutes=3,
+    )
+    assert agent_lines(stored_context(item)) == [
+        "anteckning från användaren: Taxi till mässan",
+        "användarens egna ord: nej, till mässan",
+    ]
+    # Every earlier version stays in the app's own log.
+    logged = ClarificationEvent.objects.filter(item_id=item.pk)
+    befores = [event.payload["before"].get("context_answer") for event in logged]
+    assert {"raw_answer": "taxi till kunden", "answered_at": STAMP} in befores
+
+
 def test_an_amendment_adding_only_the_customers_words_is_a_correction(bookkeeper):
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Taxi"))
@@ -632,7 +716,11 @@ def test_an_amendment_adding_only_the_customers_words_is_a_correction(bookkeeper
         ),
         now=NOW + dt.timedelta(minutes=1),
     )
-    assert stored_context(item)["context_answer"]["raw_answer"] == ENTERED + "Taxi\ntaxi till kunden"
+    assert stored_context(item)["context_answer"] == {
+        "raw_answer": "taxi till kunden",
+        # The correction's own time, as accounted's intake stamps a second message.
+        "answered_at": "2026-08-12T09:32:07.123Z",
+    }
 
 
 def test_an_answer_over_the_chats_half_answer_keeps_the_customers_chat_words(bookkeeper):

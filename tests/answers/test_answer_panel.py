@@ -16,9 +16,9 @@ from tests.answers.conftest import (
     HTMX,
     answer_url,
     book,
-    entered_by_firm,
     history,
     moved_item,
+    representation_post,
     stored_context,
 )
 from tests.html import Page
@@ -190,8 +190,8 @@ def test_the_panel_labels_the_customers_words_with_their_source(bookkeeper_clien
 
 
 def test_the_panel_labels_the_firms_text_as_entered_in_the_review_app_not_as_the_customers(bookkeeper_client):
-    item = moved_item("context")
-    bookkeeper_client.post(answer_url(item), {"question": "context", "text": "Taxi"})
+    item = moved_item("representation")
+    bookkeeper_client.post(answer_url(item), representation_post([("Anna Berg", "")], purpose="Möte"))
     page = Page(bookkeeper_client.get(answer_url(item)).content.decode())
     raw = page.text("answer-raw")
     assert "Entered by the firm in the review app" in raw
@@ -200,12 +200,12 @@ def test_the_panel_labels_the_firms_text_as_entered_in_the_review_app_not_as_the
     assert quoted(page) == []  # the firm's text is never set as a quote
 
 
-def test_a_correction_starts_with_no_words_and_the_panel_then_shows_both_pieces(bookkeeper_client):
+def test_a_correction_without_new_words_keeps_the_customers_words_labelled_as_theirs(bookkeeper_client):
     item = moved_item("context")
     words = {"question": "context", "text": "Taxi", "raw_answer": "taxin", "raw_answer_via": "email"}
     bookkeeper_client.post(answer_url(item), words)
     page = page_of(bookkeeper_client, item)
-    # A correction adds to raw_answer: the earlier words are not offered again to be added twice.
+    # The words field starts empty: words given now replace the customer's words, none keeps them.
     assert page.text("id_raw_answer") == ""
     version = page.values(type="hidden")["answer_version"]
     bookkeeper_client.post(
@@ -213,8 +213,8 @@ def test_a_correction_starts_with_no_words_and_the_panel_then_shows_both_pieces(
     )
     pieces = page_of(bookkeeper_client, item).text("answer-raw")
     assert pieces.index("The customer's words (by e-mail)") < pieces.index("taxin")
-    assert pieces.index("taxin") < pieces.index("Entered by the firm in the review app")
-    assert "Taxi till Volvo" in pieces
+    assert "Entered by the firm in the review app" not in pieces
+    assert stored_context(item)["user_note"] == "Taxi till Volvo"
 
 
 def test_a_denial_can_be_corrected_after_confirming(bookkeeper_client):
@@ -339,11 +339,8 @@ def test_the_api_reports_a_replaced_answer(bookkeeper_client):
         content_type="application/json",
     )
     current = response.json()["current"]
-    mine = ClarificationEvent.objects.get(item_id=item.pk).payload["after"]["context_answer"]
-    assert current["replaced_answer"]["yours"] == {
-        "summary": "Taxi",
-        "raw_answer": entered_by_firm(mine["answered_at"], "Taxi"),
-    }
+    assert "context_answer" not in ClarificationEvent.objects.get(item_id=item.pk).payload["after"]
+    assert current["replaced_answer"]["yours"] == {"summary": "Taxi", "raw_answer": None}
     assert current["replaced_answer"]["replaced_by"] == {"summary": "Lunch", "raw_answer": "Lunch"}
     assert current["answered_by"] is None
 

@@ -301,10 +301,16 @@ def test_a_context_answer_is_the_note_and_the_context_answer():
     assert new["context_answer"] == {"raw_answer": "taxin till volvo", "answered_at": STAMP}
 
 
-def test_a_context_answer_without_the_customers_words_names_the_firm():
+def test_a_context_answer_without_the_customers_words_is_the_note_alone():
     new = answered_context({}, validate(ContextAnswer(text="Taxi till kund")), answered_at=STAMP)
     assert new["user_note"] == "Taxi till kund"
-    assert new["context_answer"] == {"raw_answer": ENTERED + "Taxi till kund", "answered_at": STAMP}
+    assert "context_answer" not in new
+
+
+def test_a_context_answer_without_words_removes_the_firms_text_an_old_answer_left_there():
+    old = {"user_note": "Taxi", "context_answer": {"raw_answer": ENTERED + "Taxi", "answered_at": STAMP}}
+    new = answered_context(old, validate(ContextAnswer(text="Taxi till kund")), answered_at=WINTER_STAMP)
+    assert "context_answer" not in new
 
 
 def test_an_answer_over_the_chats_half_answer_keeps_the_customers_words():
@@ -334,14 +340,18 @@ def test_an_amendment_appends_to_the_raw_answer_and_takes_its_own_answered_at():
     }
 
 
-def test_a_context_amendment_appends_too():
-    first = answered_context({}, validate(ContextAnswer(text="Taxi")), answered_at=STAMP)
-    correction = ContextAnswer(text="Taxi till Volvo", amend=True, expected_version="0" * 32)
+def test_a_context_amendment_with_new_words_replaces_them():
+    words = ContextAnswer(text="Taxi", raw_answer="taxi", raw_answer_via="phone")
+    first = answered_context({}, validate(words), answered_at=STAMP)
+    correction = ContextAnswer(
+        text="Taxi till Volvo",
+        raw_answer="taxi till volvo",
+        raw_answer_via="email",
+        amend=True,
+        expected_version="0" * 32,
+    )
     second = answered_context(first, validate(correction), answered_at=WINTER_STAMP)
-    assert second["context_answer"] == {
-        "raw_answer": ENTERED + "Taxi\n" + WINTER_ENTERED + "Taxi till Volvo",
-        "answered_at": WINTER_STAMP,
-    }
+    assert second["context_answer"] == {"raw_answer": "taxi till volvo", "answered_at": WINTER_STAMP}
     assert second["user_note"] == "Taxi till Volvo"
 
 

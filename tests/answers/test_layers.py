@@ -31,8 +31,8 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
             {f"{ANSWERS}.channel_context", f"{ANSWERS}.conversation", f"{ANSWERS}.log", f"{ANSWERS}.suggestions"}
         ),
     ),
-    # The sync's upkeep of the conversation marks.
-    ("upkeep", frozenset({f"{ANSWERS}.resettle"})),
+    # The sync's upkeep of the conversation marks, and the one-off mend of rows written under an old rule.
+    ("upkeep", frozenset({f"{ANSWERS}.resettle", f"{ANSWERS}.context_fix"})),
     # The read model: reads the log, runs the upkeep; the write indexes through it.
     ("read model", frozenset({"reviewapp.sync", "reviewapp.sync_bulk"})),
     # The write: one answer (with a resend's new item or upload), or one for several items.
