@@ -167,9 +167,13 @@ def context_answer_kept(ctx: dict[str, Any], answer: ContextAnswer, answered_at:
     - the customer's words given now replace what it held, as accounted's
       intake replaces it with every context reply (``process-inbound.ts``,
       66851ff: ``context_answer: { raw_answer: text, answered_at: nowIso }``);
-    - without them, the customer's words already there (the chat's, or given
-      to the firm earlier) stay: they are still what the customer said, and
-      the preview shows them beside the new note before anything is saved;
+    - without them, a first answer keeps the customer's words already there
+      (the chat's): they are still what the customer said, and the preview
+      shows them beside the new note before anything is saved; a correction
+      (``amend``) drops them, because the words given with the app's earlier
+      answer belong to the answer it replaces, and the agent reads one current
+      answer (the app's log keeps them, the item page shows them among the
+      history of corrections);
     - text the app wrote there under the old rule (``evidence.ENTERED_BY_FIRM``)
       is not the customer's: it goes (the app's log keeps it), and
       ``context_answer`` is left out, a shape accounted's type allows
@@ -179,6 +183,8 @@ def context_answer_kept(ctx: dict[str, Any], answer: ContextAnswer, answered_at:
     words = raw_answer_added(answer, answered_at)
     if words is not None:
         return {"raw_answer": words, "answered_at": answered_at}
+    if answer.amend:
+        return None
     held = ctx.get("context_answer")
     raw = evidence.stored_raw_answer(ctx, CONTEXT)
     if raw is not None and evidence.holds_firm_text(raw):

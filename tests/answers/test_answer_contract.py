@@ -704,6 +704,21 @@ def test_after_a_context_correction_with_new_words_the_agent_reads_only_the_new_
     assert {"raw_answer": "taxi till kunden", "answered_at": STAMP} in befores
 
 
+def test_after_a_context_correction_without_words_the_replaced_words_leave_the_agents_lines(bookkeeper):
+    # The customer's words given with the first answer belong to it: a correction that brings no
+    # words of its own leaves the agent the corrected note alone, not the old words beside it.
+    item = moved_item("context")
+    answer(item, bookkeeper, ContextAnswer(text="Taxi", raw_answer="taxi till kunden", raw_answer_via="phone"))
+    amend(item, bookkeeper, ContextAnswer(text="Taxi till mässan"), minutes=3)
+    ctx = stored_context(item)
+    assert "context_answer" not in ctx
+    assert agent_lines(ctx) == ["anteckning från användaren: Taxi till mässan"]
+    logged = ClarificationEvent.objects.filter(item_id=item.pk)
+    assert {"raw_answer": "taxi till kunden", "answered_at": STAMP} in [
+        event.payload["before"].get("context_answer") for event in logged
+    ]
+
+
 def test_an_amendment_adding_only_the_customers_words_is_a_correction(bookkeeper):
     item = moved_item("context")
     answer(item, bookkeeper, ContextAnswer(text="Taxi"))
