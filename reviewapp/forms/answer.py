@@ -545,6 +545,10 @@ class ResendForm(AnswerForm):
         widget=forms.FileInput(attrs={"accept": "image/jpeg,image/png,application/pdf"}),
         help_text=_("Becomes a new item for the same company; this one is marked as replaced."),
     )
+    # Posted by the "Yes, it replaces this one" button of the confirmation
+    # (items/_answer_panel.html) with the id as typed when asked: an id typed
+    # after it is asked about again, never confirmed unseen.
+    confirm = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def typed_answer(self) -> ResendAnswer:
         choice = self.cleaned_data["choice"]
@@ -557,10 +561,12 @@ class ResendForm(AnswerForm):
             errors["replaced_by"] = [str(_("Enter the id of the item that replaces this one."))]
         if errors:
             raise AnswerInvalid(errors)
+        confirm = self.cleaned_data.get("confirm", "") or ""
         return ResendAnswer(
             readable=choice == READABLE,
             upload=upload if choice == UPLOAD else None,
             replaced_by=replaced_by if choice == REPLACED else "",
+            confirmed=choice == REPLACED and confirm.strip().lower() == replaced_by.strip().lower(),
         )
 
 
