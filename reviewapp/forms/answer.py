@@ -358,6 +358,14 @@ def participant_formset(
     return cast(BaseParticipantFormSet, formset)
 
 
+def typed_event_date(value: object) -> str:
+    """An event date as typed, trimmed; eight digits are a date typed on a phone's number pad, which has no "-"."""
+    text = str(value or "").strip()
+    if len(text) == 8 and text.isascii() and text.isdigit():
+        return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+    return text
+
+
 class RepresentationForm(TypedAnswerForm):
     """Participants, purpose and event date; or the denial button."""
 
@@ -406,11 +414,12 @@ class RepresentationForm(TypedAnswerForm):
         return [*rows, self["purpose"], self["event_date"], self["raw_answer"], self["raw_answer_via"]]
 
     def clean_event_date(self) -> str:
-        # Eight digits are a date typed on a phone's number pad, which has no "-".
-        value = str(self.cleaned_data.get("event_date") or "").strip()
-        if len(value) == 8 and value.isascii() and value.isdigit():
-            return f"{value[:4]}-{value[4:6]}-{value[6:]}"
-        return value
+        return typed_event_date(self.cleaned_data.get("event_date"))
+
+    def event_date_as_typed(self) -> str:
+        """The event date on screen, read whatever else the form gets wrong (the live preview warns about it)."""
+        value = self.data.get("event_date") if self.is_bound else self.initial.get("event_date")
+        return typed_event_date(value)
 
     def fields_valid(self) -> bool:
         own_ok = super().fields_valid()  # builds cleaned_data, so errors can go under their fields

@@ -21,7 +21,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp import roles
-from reviewapp.answers.inputs import QUESTION_TYPES, Answer
+from reviewapp.answers.dates import warnings_json
+from reviewapp.answers.inputs import QUESTION_TYPES, Answer, RepresentationAnswer
 from reviewapp.answers.resend import DuplicateFile, ReplacementUnconfirmed
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
 from reviewapp.answers.view_models.outcome import state_json, submit
@@ -153,5 +154,9 @@ def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Ht
             "event_id": result.event.pk,
             "history_event_id": str(result.history.pk),
             "new_item_id": str(result.new_item.pk) if result.new_item else None,
+            # Saved as typed; what looks mistyped (an event date in the future) is said here.
+            "warnings": warnings_json(result.item, answer.event_date)
+            if isinstance(answer, RepresentationAnswer)
+            else [],
         }
     )
