@@ -329,6 +329,7 @@ def store_upload(
 AMOUNT_TOLERANCE: Final = 1.0
 AMOUNT_SHARE: Final = 0.10
 DATE_TOLERANCE: Final = dt.timedelta(days=7)
+MAX_SHOWN_NAME: Final = 120
 SUPPLIER: Final = "supplier"
 AMOUNT: Final = "amount"
 CURRENCY: Final = "currency"
@@ -362,6 +363,12 @@ def supplier_key(name: str) -> str:
     words = _WORD.findall(unicodedata.normalize("NFKC", name).casefold())
     kept = [word for word in words if word not in _LEGAL_FORMS]
     return "".join(kept or words)
+
+
+def _shown(name: str) -> str:
+    """A supplier's name as the differences name it: cut at MAX_SHOWN_NAME (a read name may be any length)."""
+    name = name.strip()
+    return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
 
 
 def _extracted(item: InboxItem, *path: str) -> Any:
@@ -398,7 +405,7 @@ def sharp_differences(old: InboxItem, new: InboxItem) -> list[Difference]:
     if old_name and new_name:
         a, b = supplier_key(old_name), supplier_key(new_name)
         if a and b and a not in b and b not in a:
-            found.append(Difference(SUPPLIER, old_name.strip(), new_name.strip()))
+            found.append(Difference(SUPPLIER, _shown(old_name), _shown(new_name)))
     old_amount, new_amount = _amount(old), _amount(new)
     if old_amount is not None and new_amount is not None:
         apart = abs(old_amount - new_amount)

@@ -295,7 +295,8 @@ def answer_from_json(data: object) -> Answer:
     ``raw_answer`` is the customer's own words (optional), and then
     ``raw_answer_via`` is required: ``"phone"``, ``"email"`` or ``"message"``;
     ``amend: true`` with ``answer_version`` (from the item's state) corrects
-    the app's answer.
+    the app's answer; ``confirm: true`` with ``replaced_by`` settles a resend
+    with an item that differs sharply (``resend.sharp_differences``).
     """
     if not isinstance(data, dict):
         raise AnswerInvalid({"question": [_("The body must be a JSON object.")]})

@@ -70,7 +70,7 @@ def test_a_sharply_different_item_is_confirmed_on_the_page_before_anything_is_wr
     page = Page(asked.content.decode())
     assert page.table("resend-differences")[1:] == [
         ["Supplier", "Restaurang Prinsen AB", "Pressbyrån"],
-        ["Amount", "1240.00", "89.00"],
+        ["Amount", "1,240.00", "89.00"],
         ["Currency", "SEK", "EUR"],
         ["Receipt date", "2026-11-20", "2026-10-01"],
     ]
@@ -171,3 +171,13 @@ def test_the_api_refuses_a_confirm_that_is_not_a_boolean(bookkeeper_client):
     assert response.status_code == 400
     assert "confirm" in response.json()["errors"]
     assert stored_context(old)["pending_question"]["status"] == "moved_to_app"
+
+
+def test_a_supplier_name_of_any_length_is_named_cut(bookkeeper_client):
+    old, newer = _pair(_extracted("Pressbyrån " + "x" * 5000, 1240.0, "SEK", "2026-11-20"))
+    response = _api(bookkeeper_client, old, {"question": "resend", "replaced_by": str(newer.pk)})
+    assert response.status_code == 409
+    named = response.json()["differences"][0]["replacing_item"]
+    assert named.startswith("Pressbyrån xxx")
+    assert len(named) <= 120
+    assert len(response.content) < 2000
