@@ -50,3 +50,9 @@ def receipt_date(item: InboxItem) -> dt.date:
 def item_event_date_warning(item: InboxItem, event_date: str | None) -> str | None:
     """``event_date_warning`` for ``item``, today in the app's time zone (Stockholm)."""
     return event_date_warning(event_date, receipt_date=receipt_date(item), today=timezone.localdate())
+
+
+def warnings_json(item: InboxItem, event_date: str | None) -> list[dict[str, str]]:
+    """The JSON API's ``warnings`` for an answer with ``event_date``: ``[{"field", "message"}]``, [] when none."""
+    warning = item_event_date_warning(item, (event_date or "").strip())
+    return [{"field": "event_date", "message": warning}] if warning else []

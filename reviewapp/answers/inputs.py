@@ -74,12 +74,15 @@ class ContextAnswer(TypedAnswer):
 class ResendAnswer:
     """The current document is readable, a newer item replaces it, or a sharper file (``upload``).
 
-    ``replaced_by`` is the newer item's id (``choice == "replaced"``).
+    ``replaced_by`` is the newer item's id (``choice == "replaced"``);
+    ``confirmed``: replaced by it even though it differs sharply from this
+    item (``resend.sharp_differences``).
     """
 
     readable: bool = False
     upload: UploadedFile | None = None
     replaced_by: str = ""
+    confirmed: bool = False
     question: str = field(default=RESEND, init=False)
 
     @property

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import re
+import unicodedata
 import uuid
 from dataclasses import dataclass
 from typing import Any, Final
@@ -121,8 +123,11 @@ def replacement_problem(old: InboxItem, new: InboxItem) -> str | None:
 MAX_NAMED_MATCHES: Final = 10
 
 
-def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxItem:
+def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser, *, confirmed: bool = False) -> InboxItem:
     """The newer item of the same company that replaces ``old``, or ``AnswerInvalid``.
+
+    ``ReplacementUnconfirmed`` (an ``AnswerInvalid``) when the newer item
+    differs sharply from ``old`` (``sharp_differences``) and ``confirmed`` is false.
 
     ``new_id`` is a whole id or, as ``validation.is_short_id`` allows, its
     first 8 or more hex digits, looked up only among ``old``'s company's
@@ -136,6 +141,9 @@ def replacement(old: InboxItem, new_id: str, user: AbstractBaseUser) -> InboxIte
     problem = replacement_problem(old, new)
     if problem is not None:
         raise AnswerInvalid({"replaced_by": [problem]})
+    differences = sharp_differences(old, new)
+    if differences and not confirmed:
+        raise ReplacementUnconfirmed(new, differences)
     return new
 
 
@@ -295,3 +303,137 @@ def store_upload(
     )
     new_item.refresh_from_db()
     return Staged(document, new_item, ingested)
+
+
+# --- A replacing item that differs sharply: asked to confirm -------------------------------
+#
+# A resend is the same receipt again, sharper: the replacing item should be
+# read as the same supplier, amount, currency and date. When what accounted
+# read from the two differs sharply, the bookkeeper most likely named the
+# wrong item, and the old item would be marked superseded for good; so the
+# answer is refused until confirmed, naming the differences. "Sharply"
+# (docs/screens.md says the same):
+#
+# - supplier: the names, normalised (case, accents kept, punctuation and
+#   spaces dropped, legal forms such as "AB" dropped), are unequal and
+#   neither contains the other ("Restaurang Prinsen" and "Prinsen AB" agree);
+# - amount (``totals.total``): apart by more than AMOUNT_TOLERANCE and by more
+#   than AMOUNT_SHARE of the larger (a sharper photo fixes a misread digit,
+#   not a whole amount);
+# - currency (``invoice.currency``): different;
+# - date (``invoice.invoiceDate``): more than DATE_TOLERANCE apart.
+#
+# A value missing on either side (a newer item accounted has not read yet)
+# is not compared: there is nothing to contradict.
+
+AMOUNT_TOLERANCE: Final = 1.0
+AMOUNT_SHARE: Final = 0.10
+DATE_TOLERANCE: Final = dt.timedelta(days=7)
+MAX_SHOWN_NAME: Final = 120
+SUPPLIER: Final = "supplier"
+AMOUNT: Final = "amount"
+CURRENCY: Final = "currency"
+DATE: Final = "date"
+# Words of a company's legal form, not of its name.
+_LEGAL_FORMS: Final = frozenset(
+    {"ab", "publ", "aktiebolag", "hb", "handelsbolag", "kb", "kommanditbolag", "ltd", "inc", "gmbh", "oy", "aps"}
+)
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One sharp difference: ``field`` (supplier, amount, currency, date), as read on this item and the newer one."""
+
+    field: str
+    this_item: str
+    replacing_item: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"field": self.field, "this_item": self.this_item, "replacing_item": self.replacing_item}
+
+    @property
+    def label(self) -> str:
+        labels = {SUPPLIER: _("Supplier"), AMOUNT: _("Amount"), CURRENCY: _("Currency"), DATE: _("Receipt date")}
+        return str(labels.get(self.field, self.field))
+
+
+def supplier_key(name: str) -> str:
+    """``name`` compared: lower case, words only, legal forms dropped (``"Prinsen AB"`` → ``"prinsen"``)."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", name).casefold())
+    kept = [word for word in words if word not in _LEGAL_FORMS]
+    return "".join(kept or words)
+
+
+def _shown(name: str) -> str:
+    """A supplier's name as the differences name it: cut at MAX_SHOWN_NAME (a read name may be any length)."""
+    name = name.strip()
+    return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
+
+
+def _extracted(item: InboxItem, *path: str) -> Any:
+    node: Any = item.extracted_data
+    for key in path:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def _amount(item: InboxItem) -> float | None:
+    value = item.total
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def _currency(item: InboxItem) -> str | None:
+    # Not ``item.currency``: it reads a missing currency as SEK, which would contradict a known one.
+    value = _extracted(item, "invoice", "currency")
+    return value.strip().upper() if isinstance(value, str) and value.strip() else None
+
+
+def _date(item: InboxItem) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(item.invoice_date or "")[:10])
+    except ValueError:
+        return None
+
+
+def sharp_differences(old: InboxItem, new: InboxItem) -> list[Difference]:
+    """How ``new`` differs sharply from ``old`` as accounted read them (see above); [] when alike or unread."""
+    found: list[Difference] = []
+    old_name, new_name = old.supplier_name, new.supplier_name
+    if old_name and new_name:
+        a, b = supplier_key(old_name), supplier_key(new_name)
+        if a and b and a not in b and b not in a:
+            found.append(Difference(SUPPLIER, _shown(old_name), _shown(new_name)))
+    old_amount, new_amount = _amount(old), _amount(new)
+    if old_amount is not None and new_amount is not None:
+        apart = abs(old_amount - new_amount)
+        if apart > AMOUNT_TOLERANCE and apart > AMOUNT_SHARE * max(abs(old_amount), abs(new_amount)):
+            found.append(Difference(AMOUNT, f"{old_amount:.2f}", f"{new_amount:.2f}"))
+    old_currency, new_currency = _currency(old), _currency(new)
+    if old_currency and new_currency and old_currency != new_currency:
+        found.append(Difference(CURRENCY, old_currency, new_currency))
+    old_date, new_date = _date(old), _date(new)
+    if old_date and new_date and abs(old_date - new_date) > DATE_TOLERANCE:
+        found.append(Difference(DATE, old_date.isoformat(), new_date.isoformat()))
+    return found
+
+
+class ReplacementUnconfirmed(AnswerInvalid):
+    """The replacing item differs sharply from the old one (``differences``), unconfirmed: nothing is written."""
+
+    def __init__(self, new: InboxItem, differences: list[Difference]) -> None:
+        named = "; ".join(
+            _("%(what)s: %(old)s here, %(new)s there")
+            % {"what": difference.label, "old": difference.this_item, "new": difference.replacing_item}
+            for difference in differences
+        )
+        message = _(
+            "Item %(id)s differs sharply from this one (%(differences)s). "
+            "Confirm that it is the same receipt to settle the question with it."
+        ) % {"id": new.pk, "differences": named}
+        super().__init__({"confirm": [message]})
+        self.new = new
+        self.differences = differences
+        self.message = message

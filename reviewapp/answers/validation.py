@@ -86,7 +86,7 @@ API_FIELDS: Final = {
         }
     ),
     CONTEXT: frozenset({"question", "text", "raw_answer", "raw_answer_via", "amend", "answer_version"}),
-    RESEND: frozenset({"question", "readable", "replaced_by"}),
+    RESEND: frozenset({"question", "readable", "replaced_by", "confirm"}),
 }
 
 
@@ -95,7 +95,7 @@ class AnswerInvalid(Exception):
 
     Paths: ``question``, ``participants``, ``participants.<i>.name``,
     ``participants.<i>.company``, ``purpose``, ``event_date``, ``denied``,
-    ``text``, ``raw_answer``, ``raw_answer_via``, ``readable``, ``replaced_by``, ``file``,
+    ``text``, ``raw_answer``, ``raw_answer_via``, ``readable``, ``replaced_by``, ``confirm``, ``file``,
     ``answer_version``.
     """
 
@@ -279,7 +279,9 @@ def _validate_resend(answer: ResendAnswer, errors: dict[str, list[str]], *, comp
                         "or its first 8 or more characters as the list shows them."
                     )
                 ]
-    return ResendAnswer(readable=answer.readable, upload=answer.upload, replaced_by=replaced_by)
+    return ResendAnswer(
+        readable=answer.readable, upload=answer.upload, replaced_by=replaced_by, confirmed=answer.confirmed
+    )
 
 
 # --- The JSON API's body ---------------------------------------------------------------
@@ -293,7 +295,8 @@ def answer_from_json(data: object) -> Answer:
     ``raw_answer`` is the customer's own words (optional), and then
     ``raw_answer_via`` is required: ``"phone"``, ``"email"`` or ``"message"``;
     ``amend: true`` with ``answer_version`` (from the item's state) corrects
-    the app's answer.
+    the app's answer; ``confirm: true`` with ``replaced_by`` settles a resend
+    with an item that differs sharply (``resend.sharp_differences``).
     """
     if not isinstance(data, dict):
         raise AnswerInvalid({"question": [_("The body must be a JSON object.")]})
@@ -316,7 +319,10 @@ def answer_from_json(data: object) -> Answer:
                     "Upload a sharper file as multipart/form-data with question=resend and the file in file."
                 )
             ]
-        answer = ResendAnswer(readable=readable is True, replaced_by=replaced_by)
+        confirm = data.get("confirm", False)
+        if not isinstance(confirm, bool):
+            errors["confirm"] = [_("Must be true or false.")]
+        answer = ResendAnswer(readable=readable is True, replaced_by=replaced_by, confirmed=confirm is True)
     else:
         amend = data.get("amend", False)
         if not isinstance(amend, bool):

@@ -202,7 +202,7 @@ def _write(
             )
             document, new_item, ingested = staged.document, staged.item, staged.ingested
         elif answer.replaced_by:
-            replaced_by = resend.replacement(item, answer.replaced_by, user)
+            replaced_by = resend.replacement(item, answer.replaced_by, user, confirmed=answer.confirmed)
     written = written_answer(before, answer, at=now)
     after = written.after
     if (

@@ -358,6 +358,14 @@ def participant_formset(
     return cast(BaseParticipantFormSet, formset)
 
 
+def typed_event_date(value: object) -> str:
+    """An event date as typed, trimmed; eight digits are a date typed on a phone's number pad, which has no "-"."""
+    text = str(value or "").strip()
+    if len(text) == 8 and text.isascii() and text.isdigit():
+        return f"{text[:4]}-{text[4:6]}-{text[6:]}"
+    return text
+
+
 class RepresentationForm(TypedAnswerForm):
     """Participants, purpose and event date; or the denial button."""
 
@@ -406,11 +414,12 @@ class RepresentationForm(TypedAnswerForm):
         return [*rows, self["purpose"], self["event_date"], self["raw_answer"], self["raw_answer_via"]]
 
     def clean_event_date(self) -> str:
-        # Eight digits are a date typed on a phone's number pad, which has no "-".
-        value = str(self.cleaned_data.get("event_date") or "").strip()
-        if len(value) == 8 and value.isascii() and value.isdigit():
-            return f"{value[:4]}-{value[4:6]}-{value[6:]}"
-        return value
+        return typed_event_date(self.cleaned_data.get("event_date"))
+
+    def event_date_as_typed(self) -> str:
+        """The event date on screen, read whatever else the form gets wrong (the live preview warns about it)."""
+        value = self.data.get("event_date") if self.is_bound else self.initial.get("event_date")
+        return typed_event_date(value)
 
     def fields_valid(self) -> bool:
         own_ok = super().fields_valid()  # builds cleaned_data, so errors can go under their fields
@@ -545,6 +554,10 @@ class ResendForm(AnswerForm):
         widget=forms.FileInput(attrs={"accept": "image/jpeg,image/png,application/pdf"}),
         help_text=_("Becomes a new item for the same company; this one is marked as replaced."),
     )
+    # Posted by the "Yes, it replaces this one" button of the confirmation
+    # (items/_answer_panel.html) with the id as typed when asked: an id typed
+    # after it is asked about again, never confirmed unseen.
+    confirm = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def typed_answer(self) -> ResendAnswer:
         choice = self.cleaned_data["choice"]
@@ -557,10 +570,12 @@ class ResendForm(AnswerForm):
             errors["replaced_by"] = [str(_("Enter the id of the item that replaces this one."))]
         if errors:
             raise AnswerInvalid(errors)
+        confirm = self.cleaned_data.get("confirm", "") or ""
         return ResendAnswer(
             readable=choice == READABLE,
             upload=upload if choice == UPLOAD else None,
             replaced_by=replaced_by if choice == REPLACED else "",
+            confirmed=choice == REPLACED and confirm.strip().lower() == replaced_by.strip().lower(),
         )
 
 

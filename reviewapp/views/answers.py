@@ -21,8 +21,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp import roles
-from reviewapp.answers.inputs import QUESTION_TYPES, Answer
-from reviewapp.answers.resend import DuplicateFile
+from reviewapp.answers.dates import warnings_json
+from reviewapp.answers.inputs import QUESTION_TYPES, Answer, RepresentationAnswer
+from reviewapp.answers.resend import DuplicateFile, ReplacementUnconfirmed
 from reviewapp.answers.validation import AnswerInvalid, answer_from_json, upload_from_form
 from reviewapp.answers.view_models.outcome import state_json, submit
 from reviewapp.answers.view_models.panel import AnswerPanel, answer_panel, preview_panel
@@ -125,6 +126,17 @@ def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Ht
         return json_error(404, "no such item")
     try:
         result = answer_question(item_id=item_id, user=request.user, answer=answer)
+    except ReplacementUnconfirmed as unconfirmed:
+        # Not a bad answer: the same body with "confirm": true is written.
+        return json_error(
+            409,
+            unconfirmed.message,
+            reason="differs",
+            errors=unconfirmed.errors,
+            differences=[difference.to_json() for difference in unconfirmed.differences],
+            replacing_item_id=str(unconfirmed.new.pk),
+            confirm_with={"confirm": True},
+        )
     except DuplicateFile as duplicate:
         return json_error(
             400, "the answer is not valid", errors=duplicate.errors, existing_item_id=str(duplicate.holder.item_id)
@@ -142,5 +154,9 @@ def api_item_answer(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Ht
             "event_id": result.event.pk,
             "history_event_id": str(result.history.pk),
             "new_item_id": str(result.new_item.pk) if result.new_item else None,
+            # Saved as typed; what looks mistyped (an event date in the future) is said here.
+            "warnings": warnings_json(result.item, answer.event_date)
+            if isinstance(answer, RepresentationAnswer)
+            else [],
         }
     )

@@ -118,7 +118,7 @@ def test_declaring_readable_through_the_api(bookkeeper_client):
 
 def test_naming_the_replacing_item_through_the_api(bookkeeper_client):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
-    newer = factories.make_item(company=item.company)
+    newer = factories.make_item(company=item.company, extracted_data=item.extracted_data)
     InboxItem.objects.filter(pk=newer.pk).update(created_at=item.created_at + dt.timedelta(minutes=1))
     response = post(bookkeeper_client, item, {"question": "resend", "replaced_by": str(newer.pk)})
     assert response.status_code == 200

@@ -353,7 +353,11 @@ def test_readable_after_all_answers_the_question_and_supersedes_nothing(bookkeep
 
 def test_replaced_by_a_newer_item_supersedes_the_old_one(bookkeeper):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
-    newer = factories.make_item(company=item.company, channel_context={"channel": "whatsapp", "caption": "ny bild"})
+    newer = factories.make_item(
+        company=item.company,
+        channel_context={"channel": "whatsapp", "caption": "ny bild"},
+        extracted_data=item.extracted_data,  # the same receipt, sharper (else it asks to confirm)
+    )
     received_later(newer, item)
     answer(item, bookkeeper, ResendAnswer(replaced_by=str(newer.pk)))
     assert stored_context(item) == with_other_keys(
@@ -756,7 +760,7 @@ def test_a_resend_moved_over_budget_gets_its_asked_at_as_resend_requested_at(boo
     # Moved to the app over the day's budget: the chat never asked, so no resend_requested_at.
     item = moved_item("resend", quality={"blur_score": 0.9, "reason": "blurry"})
     if how == "replaced":
-        newer = factories.make_item(company=item.company)
+        newer = factories.make_item(company=item.company, extracted_data=item.extracted_data)
         received_later(newer, item)
         settled = ResendAnswer(replaced_by=str(newer.pk))
     else:
@@ -768,7 +772,7 @@ def test_a_resend_moved_over_budget_gets_its_asked_at_as_resend_requested_at(boo
 def test_an_asked_resend_keeps_its_own_resend_requested_at_and_nothing_else(bookkeeper):
     requested = "2026-07-31T08:00:00.000Z"
     item = moved_item("resend", quality={"resend_requested_at": requested, "blur_score": 0.9})
-    newer = factories.make_item(company=item.company)
+    newer = factories.make_item(company=item.company, extracted_data=item.extracted_data)
     received_later(newer, item)
     answer(item, bookkeeper, ResendAnswer(replaced_by=str(newer.pk)))
     assert stored_context(item)["quality"] == {"resend_requested_at": requested, "resent": True, "superseded": True}

@@ -59,7 +59,7 @@ def test_uploading_a_sharper_file_makes_a_new_item_and_supersedes_the_old(bookke
 
 def test_naming_the_newer_item_supersedes_the_old_one(bookkeeper_client):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
-    newer = factories.make_item(company=item.company)
+    newer = factories.make_item(company=item.company, extracted_data=item.extracted_data)
     InboxItem.objects.filter(pk=newer.pk).update(created_at=item.created_at + dt.timedelta(minutes=1))
     data = {"question": "resend", "choice": "replaced", "replaced_by": f"  {newer.pk}  "}
     response = bookkeeper_client.post(answer_url(item), data)
@@ -188,7 +188,7 @@ def test_the_offered_button_settles_the_question_as_replaced_by_the_item_holding
     bookkeeper_client, documents_bucket
 ):
     item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
-    holder = _holding(item, png_bytes())
+    holder = _holding(item, png_bytes(), extracted_data=item.extracted_data)
     _received_later(holder, item)
     offered = bookkeeper_client.post(
         answer_url(item), {"question": "resend", "choice": "upload", "file": _upload("igen.png", png_bytes())}

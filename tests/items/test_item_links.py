@@ -123,7 +123,7 @@ def test_a_resend_answered_in_the_app_links_both_items(bookkeeper_client, compan
             "quality": {"resend_requested_at": ASKED_AT},
         },
     )
-    new = factories.make_item(company)
+    new = factories.make_item(company, extracted_data=old.extracted_data)  # the same receipt, sharper
     with connections["bookkeeping"].cursor() as cursor:
         cursor.execute(
             "UPDATE public.invoice_inbox_items SET created_at = %s WHERE id = %s",

@@ -35,7 +35,7 @@ from reviewapp.answers.channel_context import answer_value, answer_version, conf
 from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import RepresentationAnswer
 from reviewapp.answers.log import app_answer_in_place, app_answers, replaced_answer
-from reviewapp.answers.resend import DuplicateFile
+from reviewapp.answers.resend import DuplicateFile, ReplacementUnconfirmed
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.view_models.panel import AnswerPanel, Viewer, answer_panel, answered_by
 from reviewapp.answers.view_models.preview import outputs
@@ -118,6 +118,9 @@ def submit(
     listed = IndexedItem.objects.filter(pk=item.pk).first()
     try:
         answer_question(item_id=item.pk, user=user, answer=form.valid_answer)
+    except ReplacementUnconfirmed as unconfirmed:
+        # Nothing written: the form again, with the differences and a button that confirms them.
+        return again(form=form, unconfirmed=unconfirmed)
     except DuplicateFile as duplicate:
         form.apply_errors(duplicate.errors)
         return again(form=form, duplicate=duplicate.holder)

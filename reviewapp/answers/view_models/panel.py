@@ -47,7 +47,7 @@ from reviewapp.answers.log import (
     app_answers,
     replaced_answer,
 )
-from reviewapp.answers.resend import Holder
+from reviewapp.answers.resend import Holder, ReplacementUnconfirmed
 from reviewapp.answers.suggestions import Suggestion, suggestions_for
 from reviewapp.answers.validation import MAX_PARTICIPANTS
 from reviewapp.answers.view_models.preview import ErrorSlot, Preview, error_slots, outputs, preview_of
@@ -164,6 +164,8 @@ class AnswerPanel:
     suggestions: list[Suggestion] = field(default_factory=list)
     # The company's newer items, offered as the one that replaces this item (a resend question).
     newer_items: list[NewerItem] = field(default_factory=list)
+    # The replacing item named differs sharply from this one: the differences, to confirm (a resend question).
+    unconfirmed: ReplacementUnconfirmed | None = None
 
     @property
     def question_label(self) -> object:
@@ -201,6 +203,7 @@ def answer_panel(
     links: ItemLinks | None = None,
     duplicate: Holder | None = None,
     log: list[ClarificationEvent] | None = None,
+    unconfirmed: ReplacementUnconfirmed | None = None,
 ) -> AnswerPanel:
     """The panel for ``item`` as ``user`` sees it.
 
@@ -211,7 +214,9 @@ def answer_panel(
     unless ``reserve`` is false. ``links``: the item's resend links when the
     caller has them already (the item page's description does); ``log``: the
     app's answers to the item (``app_answers``), likewise. ``duplicate``: the
-    item already holding an uploaded file (``resend.DuplicateFile``).
+    item already holding an uploaded file (``resend.DuplicateFile``);
+    ``unconfirmed``: the replacing item's sharp differences, to confirm
+    (``resend.ReplacementUnconfirmed``; the keyboard goes to the question).
     """
     ctx = item.channel_context
     pending = pending_question(ctx) or {}
@@ -226,6 +231,8 @@ def answer_panel(
         links=links if links is not None else item_links(item.pk, user),
         receipt=_receipt_kind(item),
         duplicate=duplicate,
+        unconfirmed=unconfirmed,
+        focus="confirm" if unconfirmed is not None else None,
     )
     if conflict is not None:
         panel.mode, panel.focus = "conflict", "conflict"

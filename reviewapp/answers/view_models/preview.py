@@ -23,7 +23,7 @@ from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import RESEND, Answer, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import InboxItem, Undecodable
-from reviewapp.forms.answer import AnswerForm, answer_form
+from reviewapp.forms.answer import AnswerForm, RepresentationForm, answer_form
 from reviewapp.items.describe import document_id_of
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).
@@ -74,6 +74,11 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Pr
     function the write uses.
     """
     answer: Answer
+    # The date on screen is warned about as soon as it is there: before
+    # anything else is typed, and while another field is still wrong.
+    warning = None
+    if isinstance(form, RepresentationForm) and not denial:
+        warning = item_event_date_warning(item, form.event_date_as_typed())
     if denial:
         answer = RepresentationAnswer(denied=True)
     elif form.question == RESEND:
@@ -81,13 +86,13 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Pr
         # the verifikat; the file is not sent just to preview.
         answer = ResendAnswer(readable=True)
     elif not form.is_bound:
-        return Preview()
+        return Preview(warning=warning)
     else:
         # A fresh form: the one shown may carry a save's "incomplete" errors,
         # and a half answer is still worth previewing.
         typed = answer_form(form.question, data=form.data)
         if not typed.is_valid(complete=False):
-            return Preview(note=_("Fix the marked fields to see the preview."))
+            return Preview(note=_("Fix the marked fields to see the preview."), warning=warning)
         answer = typed.valid_answer
     note = None
     try:
@@ -96,7 +101,6 @@ def preview_of(item: InboxItem, form: AnswerForm, *, denial: bool = False) -> Pr
         note = " ".join(message for messages_ in invalid.errors.values() for message in messages_)
     ctx = item.channel_context if isinstance(item.channel_context, dict) else {}
     after_ctx = answered_context(ctx, answer, answered_at=utc_stamp(timezone.now()))
-    warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
     return Preview(after=outputs(item, after_ctx), note=note, warning=warning)
 
 
