@@ -317,7 +317,9 @@ REQUEST_BODY_MAX_BYTES = envint("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
 # (reviewapp.answers.unread). Empty: no link, the pages only name where to go.
 ACCOUNTED_BASE_URL = os.environ.get("ACCOUNTED_BASE_URL", "").strip().rstrip("/")
 if ACCOUNTED_BASE_URL and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", ACCOUNTED_BASE_URL):
-    raise ImproperlyConfigured("ACCOUNTED_BASE_URL must be an http(s) address without query, e.g. https://app.example.se")
+    raise ImproperlyConfigured(
+        "ACCOUNTED_BASE_URL must be an http(s) address without query, e.g. https://app.example.se"
+    )
 
 # Every line carries the request id (also sent back in X-Request-ID and shown
 # on the 500 page), so a user's report leads to the traceback in the log.

@@ -13,9 +13,12 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.inbox.landing import all_items_url
 from reviewapp.models import ClarificationEvent
-from tests.answers.conftest import ASKED_AT, answer_url, moved_item
+from tests import factories
+from tests.answers.conftest import ASKED_AT, answer_url, item_url, moved_item, png_bytes
 from tests.answers.test_answer_contract import ACCOUNTED_EMPTY_RESULT
+from tests.html import Page
 from tests.items.bookkeeping import make_document
 
 pytestmark = pytest.mark.django_db
@@ -224,3 +227,72 @@ def test_the_fix_marks_each_as_accounted_marks_an_unread_item_and_logs_it(old_ro
     # Once fixed, nothing is left: a second run changes nothing.
     assert "0 uploaded item(s) marked" in _run()
     assert ProcessingHistory.objects.filter(event_type="DocumentExtractionAttempted").count() == 3
+
+
+# --- What the bookkeeper is told --------------------------------------------------------------
+
+ACCOUNTED = "https://app.example.se"
+
+
+def _uploaded(bookkeeper_client: Any) -> tuple[InboxItem, InboxItem, Any]:
+    item = moved_item("resend", quality={"resend_requested_at": ASKED_AT})
+    response = _post_upload(bookkeeper_client, item, "skarpare.png", png_bytes())
+    assert response.status_code == 302
+    new = InboxItem.objects.exclude(pk=item.pk).get(company_id=item.company_id)
+    return item, new, response
+
+
+def _after_the_outcome(bookkeeper_client: Any) -> tuple[InboxItem, InboxItem]:
+    """An upload, and the page its outcome was shown on (so later pages show no message)."""
+    item, new, response = _uploaded(bookkeeper_client)
+    bookkeeper_client.get(response["Location"])
+    return item, new
+
+
+@pytest.mark.parametrize("base_url", ["", ACCOUNTED])
+def test_the_uploads_outcome_says_accounted_has_not_read_the_photo_and_how_to_have_it_read(
+    bookkeeper_client, documents_bucket, settings, base_url
+):
+    settings.ACCOUNTED_BASE_URL = base_url
+    _item, new, response = _uploaded(bookkeeper_client)
+
+    page = Page(bookkeeper_client.get(response["Location"]).content.decode())
+    warning = " ".join(page.texts(cls="message-warning"))
+    assert "Tolka om" in warning
+    assert str(new.pk)[:8] in warning
+    links = [tag.get("href") for tag in page.with_attribute("data-accounted-link")]
+    assert links == ([f"{ACCOUNTED}/e/general/invoice-inbox"] if base_url else [])
+
+
+def test_the_new_items_page_says_accounted_has_not_read_it_and_the_old_ones_does_not(
+    bookkeeper_client, documents_bucket, settings
+):
+    settings.ACCOUNTED_BASE_URL = ACCOUNTED
+    item, new = _after_the_outcome(bookkeeper_client)
+
+    new_page = Page(bookkeeper_client.get(item_url(new)).content.decode())
+    assert "Tolka om" in new_page.text("not-read-by-accounted")
+    assert [tag.get("href") for tag in new_page.with_attribute("data-accounted-link")] == [
+        f"{ACCOUNTED}/e/general/invoice-inbox"
+    ]
+    old_page = Page(bookkeeper_client.get(item_url(item)).content.decode())
+    assert not old_page.has("not-read-by-accounted")
+
+
+def test_the_list_marks_the_unread_photo_and_its_filter_finds_only_such_items(bookkeeper_client, documents_bucket):
+    item, new = _after_the_outcome(bookkeeper_client)
+    read_by_accounted = factories.make_item(item.company)
+
+    everything = Page(bookkeeper_client.get(all_items_url()).content.decode())
+    marked = {tag.get("data-item") for tag in everything.with_attribute("data-unread")}
+    assert marked == {str(new.pk)}
+
+    only_unread = Page(bookkeeper_client.get(all_items_url() + "&photo=unread").content.decode())
+    assert _listed(only_unread) == {str(new.pk)}
+    assert _listed(everything) >= {str(new.pk), str(item.pk), str(read_by_accounted.pk)}
+
+
+def _listed(page: Page) -> set[str]:
+    """The item ids of the list's rows (their links to the item page)."""
+    hrefs = [tag.get("href") or "" for tag in page.tags("a") if "row-link" in (tag.get("class") or "").split()]
+    return {href.split("/items/")[1].split("/")[0] for href in hrefs}
