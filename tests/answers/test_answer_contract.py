@@ -495,6 +495,7 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
         "new_item_id": str(new.pk),
         "document_id": str(document.pk),
         "ingested_event_id": str(ingested.pk),
+        "extraction_event_id": str(attempted.pk),
     }
     assert IndexedItem.objects.filter(pk=new.pk).exists()
 
