@@ -254,16 +254,13 @@ def old_uploads() -> list[OldUpload]:
     return sorted(found, key=lambda upload: (upload.uploaded_at, str(upload.item_id)))
 
 
-def mark_unread(upload: OldUpload, *, now: dt.datetime) -> bool:
+def mark_unread(upload: OldUpload, *, now: dt.datetime, actor: dict[str, str]) -> bool:
     """Write ``upload`` as accounted writes an item it does not extract, and log it in the app's log.
 
     Compare-and-set under the row lock: an item accounted read, or a person
     edited, since it was listed is left alone (False). The document is read
     from storage only for a PDF's page count; a missing file gives None.
     """
-    # Here, not at the top: writing imports resend, which imports this module.
-    from reviewapp.answers.writing import APP_ACTOR
-
     with transaction.atomic(using=BOOKKEEPING_DB):
         item = InboxItem.objects.select_for_update().filter(pk=upload.item_id, extraction_skipped=False).first()
         if item is None or item.status != upload.status or item.document_id != upload.document_id:
@@ -289,7 +286,7 @@ def mark_unread(upload: OldUpload, *, now: dt.datetime) -> bool:
         InboxItem.objects.filter(pk=item.pk).update(**fields)
         mirror_skip(document, now)
         event = append_skipped_event(
-            item, document, actor=dict(APP_ACTOR), occurred_at=now, page_count=_stored_page_count(document)
+            item, document, actor=actor, occurred_at=now, page_count=_stored_page_count(document)
         )
     ClarificationEvent.objects.create(
         item_id=item.pk,

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from reviewapp.answers import unread
 from reviewapp.answers.channel_context import to_millis
+from reviewapp.answers.writing import APP_ACTOR
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,8 @@ class Command(BaseCommand):
             )
             if dry_run:
                 continue
-            if unread.mark_unread(upload, now=to_millis(timezone.now())):
+            # The app's own actor: the fix is the operator's, not the reviewer's who uploaded the photo.
+            if unread.mark_unread(upload, now=to_millis(timezone.now()), actor=dict(APP_ACTOR)):
                 marked += 1
                 log.info("marked item %s as not read by accounted (%s)", upload.item_id, upload.kind)
             else:
