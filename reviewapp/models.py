@@ -110,6 +110,9 @@ class IndexedItem(models.Model):
     document_id = models.UUIDField(null=True, blank=True)
     correlation_id = models.UUIDField(null=True, blank=True)
     whatsapp_message_id = models.UUIDField(null=True, blank=True)
+    # accounted has not read the photo (its extraction was skipped): the list's "not read by
+    # accounted" filter, and the row's notice to press "Tolka om" in accounted (reviewapp.answers.unread).
+    extraction_skipped = models.BooleanField(default=False)
 
     state_needs_answer = models.BooleanField(default=False)
     state_waiting_in_chat = models.BooleanField(default=False)
@@ -175,6 +178,12 @@ class IndexedItem(models.Model):
             models.Index(fields=["document_id"], name="index_document_idx"),
             models.Index(fields=["correlation_id"], name="index_correlation_idx"),
             models.Index(fields=["whatsapp_message_id"], name="index_message_idx"),
+            # The "not read by accounted" filter: a few rows among many, newest first.
+            models.Index(
+                fields=["created_at", "id"],
+                name="index_unread_idx",
+                condition=models.Q(extraction_skipped=True),
+            ),
             *(
                 models.Index(
                     fields=["created_at", "id"],

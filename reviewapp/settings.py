@@ -8,6 +8,7 @@ environment, read through the tiny helpers below so that a typo such as
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -310,6 +311,15 @@ RECEIPT_UPLOAD_MAX_BYTES = envint("RECEIPT_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
 # (reviewapp/body_limits.py); the answer form and its preview accept
 # RECEIPT_UPLOAD_MAX_BYTES more.
 REQUEST_BODY_MAX_BYTES = envint("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
+
+# accounted's web address (e.g. https://app.example.se), for links into accounted: an uploaded
+# photo accounted has not read is read by "Tolka om" in accounted's document inbox
+# (reviewapp.answers.unread). Empty: no link, the pages only name where to go.
+ACCOUNTED_BASE_URL = os.environ.get("ACCOUNTED_BASE_URL", "").strip().rstrip("/")
+if ACCOUNTED_BASE_URL and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", ACCOUNTED_BASE_URL):
+    raise ImproperlyConfigured(
+        "ACCOUNTED_BASE_URL must be an http(s) address without query, e.g. https://app.example.se"
+    )
 
 # Every line carries the request id (also sent back in X-Request-ID and shown
 # on the 500 page), so a user's report leads to the traceback in the log.

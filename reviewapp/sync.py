@@ -63,12 +63,12 @@ LOCK_KEY: Final = 0x5245_5649_4557  # "REVIEW"
 INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
 # Raise when a release changes how a row is derived (states, search text,
 # summary): the next poll then re-indexes every row once, as the first did.
-RULES_VERSION: Final = 4  # 4: answered_question_type and search_fields
+RULES_VERSION: Final = 5  # 4: answered_question_type and search_fields; 5: extraction_skipped
 
 _SELECT = """
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
            (i.created_supplier_invoice_id IS NOT NULL OR i.created_journal_entry_id IS NOT NULL),
-           i.document_id, i.correlation_id, i.whatsapp_message_id
+           i.document_id, i.correlation_id, i.whatsapp_message_id, i.extraction_skipped
     FROM public.invoice_inbox_items i JOIN public.companies c ON c.id = i.company_id
 """
 
@@ -84,6 +84,7 @@ _COLUMNS: Final = (
     ("document_id", "uuid"),
     ("correlation_id", "uuid"),
     ("whatsapp_message_id", "uuid"),
+    ("extraction_skipped", "boolean"),
     *((field, "boolean") for field in states.STATE_FIELDS.values()),
     ("open_question_type", "text"),
     ("open_question_asked_at", "timestamptz"),
@@ -167,6 +168,7 @@ def index_values(row: Sequence[Any]) -> dict[str, Any]:
         "document_id": str(ids[0]) if ids[0] else None,
         "correlation_id": str(ids[1]) if ids[1] else None,
         "whatsapp_message_id": str(ids[2]) if ids[2] else None,
+        "extraction_skipped": bool(ids[3]),
         **{
             key: value.isoformat() if isinstance(value, dt.datetime) else value
             for key, value in computed.column_values().items()
@@ -274,6 +276,7 @@ def _failed_values(row: Sequence[Any], reason: str) -> dict[str, Any]:
             "document_id": str(ids[0]) if ids[0] else None,
             "correlation_id": str(ids[1]) if ids[1] else None,
             "whatsapp_message_id": str(ids[2]) if ids[2] else None,
+            "extraction_skipped": bool(ids[3]),
             states.STATE_FIELDS[states.MALFORMED]: True,
             states.STATE_FIELDS[states.BOOKED]: bool(booked),
             "search_text": "",

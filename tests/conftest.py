@@ -173,7 +173,7 @@ def on_postgres() -> bool:
 
 
 # The events the app writes to accounted's append-only log (never a name in them).
-AUDITED_EVENTS = ("ChannelQuestionAnswered", "DocumentIngested")
+AUDITED_EVENTS = ("ChannelQuestionAnswered", "DocumentIngested", "DocumentExtractionAttempted")
 
 
 def actor_problems(rows: list[tuple[str, Any, str]]) -> list[str]:

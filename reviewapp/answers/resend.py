@@ -23,10 +23,13 @@ route ``POST /upload``, which calls ``uploadAndExtract`` with source
   bookkeeper's linked accounted user or NULL;
 - ``DocumentIngested`` is appended for the document, with accounted's
   payload and the pseudonymous actor (``writing.actor_for``);
-- the new item is staged as accounted's web upload stages it: status
-  'processing', ``extracted_data`` NULL (so its MCP "re-run extraction
-  first" guard holds and its inbox sweep picks the row up for extraction),
-  source 'upload', a new correlation id shared with the event.
+- the new item is written as accounted writes an item it does not extract
+  (``reviewapp.answers.unread``): status 'received', accounted's empty
+  skeleton, ``extraction_skipped`` true, the document's extraction mirror
+  and ``DocumentExtractionAttempted`` (skipped, ``client_opt_out``); source
+  'upload', a new correlation id shared with the events. accounted extracts
+  a staged upload only inside its own process, so a 'processing' row the app
+  wrote was never read: the sweep made it an empty item that looked read.
 
 The row's ``user_id`` (and so the key's user segment) is the old item's
 owner: the receipt is still theirs; who uploaded it is ``uploaded_by``. Like
@@ -51,6 +54,7 @@ from django.core.files.storage import storages
 from django.utils.translation import gettext as _
 
 from reviewapp import access, text
+from reviewapp.answers import unread
 from reviewapp.answers.uploads import CheckedFile
 from reviewapp.answers.validation import AnswerInvalid, is_short_id
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
@@ -227,11 +231,15 @@ def _holder(old: InboxItem, document: DocumentAttachment) -> Holder | None:
 
 @dataclass(frozen=True, slots=True)
 class Staged:
-    """What an upload wrote: the document (new, or the existing one), its new item, its ``DocumentIngested``."""
+    """What an upload wrote: the document (new, or the existing one), its new item, its ``DocumentIngested``.
+
+    ``skipped`` is the new item's ``DocumentExtractionAttempted`` (skipped: accounted has not read it).
+    """
 
     document: DocumentAttachment
     item: InboxItem
     ingested: ProcessingHistory
+    skipped: ProcessingHistory | None = None
 
 
 def store_upload(
@@ -293,16 +301,18 @@ def store_upload(
     new_item = InboxItem.objects.create(
         user_id=old.user_id,
         company_id=old.company_id,
-        status="processing",
         source=UPLOAD_SOURCE,
         document=document,
         correlation_id=correlation_id,
-        extracted_data=None,
-        extraction_skipped=False,
         channel_context=None,
+        **unread.unread_item_fields(),
+    )
+    unread.mirror_skip(document, now)
+    skipped = unread.append_skipped_event(
+        new_item, document, actor=actor, occurred_at=now, page_count=unread.page_count_of(checked)
     )
     new_item.refresh_from_db()
-    return Staged(document, new_item, ingested)
+    return Staged(document, new_item, ingested, skipped)
 
 
 # --- A replacing item that differs sharply: asked to confirm -------------------------------

@@ -124,6 +124,8 @@ class AnswerResult:
     replaced_by: InboxItem | None = None
     # The upload's DocumentIngested in accounted's log.
     ingested: ProcessingHistory | None = None
+    # The upload's DocumentExtractionAttempted (skipped: accounted has not read it; answers.unread).
+    skipped: ProcessingHistory | None = None
     # The app's own log entry, written once the transaction is committed.
     event: ClarificationEvent = field(init=False)
 
@@ -192,7 +194,7 @@ def _write(
         raise AnswerConflict(item, reason)
     assert isinstance(before, dict)  # conflict_reason found a pending question in it
 
-    new_item = document = replaced_by = ingested = None
+    new_item = document = replaced_by = ingested = skipped = None
     if isinstance(answer, ResendAnswer):
         if answer.choice == UPLOAD:
             assert answer.upload is not None
@@ -200,7 +202,7 @@ def _write(
             staged = resend.store_upload(
                 item, upload, uploaded_by=linked, actor=actor_for(linked), now=now, stored=stored
             )
-            document, new_item, ingested = staged.document, staged.item, staged.ingested
+            document, new_item, ingested, skipped = staged.document, staged.item, staged.ingested, staged.skipped
         elif answer.replaced_by:
             replaced_by = resend.replacement(item, answer.replaced_by, user, confirmed=answer.confirmed)
     written = written_answer(before, answer, at=now)
@@ -230,7 +232,7 @@ def _write(
         amended=answer.amend,
     )
     item.refresh_from_db()
-    return AnswerResult(item, before, written, event, changes, new_item, document, replaced_by, ingested)
+    return AnswerResult(item, before, written, event, changes, new_item, document, replaced_by, ingested, skipped)
 
 
 def _structured(value: Any) -> Any:
@@ -280,6 +282,8 @@ def _log_payload(answer: Answer, result: AnswerResult) -> dict[str, Any]:
         if result.ingested is not None:
             # The new item's history names the writer of its DocumentIngested from here.
             payload["resend"]["ingested_event_id"] = str(result.ingested.pk)
+        if result.skipped is not None:
+            payload["resend"]["extraction_event_id"] = str(result.skipped.pk)
     return payload
 
 

@@ -118,6 +118,11 @@ class DocumentAttachment(AccountedTable):
     uploaded_by = models.UUIDField(null=True, blank=True)
     upload_source = models.TextField(null=True, blank=True)
     created_at = models.DateTimeField(db_default=Now())
+    # The inbox's extraction outcome, as accounted's mirrorExtractionToDocument
+    # records it (reviewapp.answers.unread.mirror_skip writes a skip).
+    extracted_data = StoredJSONField(null=True, blank=True)
+    extracted_at = models.DateTimeField(null=True, blank=True)
+    extraction_model = models.TextField(null=True, blank=True)
 
     class Meta(AccountedTable.Meta):
         db_table = "document_attachments"

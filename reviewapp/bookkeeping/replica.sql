@@ -166,7 +166,13 @@ CREATE TABLE public.document_attachments (
   updated_at            timestamptz NOT NULL DEFAULT now(),
   -- accounted's document integrity migration: the version hash chain and its last check.
   prev_version_hash       text,
-  last_integrity_check_at timestamptz
+  last_integrity_check_at timestamptz,
+  -- What invoice-inbox/lib/mirror-extraction.ts (mirrorExtractionToDocument) writes after the
+  -- inbox extracted, or skipped: the parsed result (NULL unless a model answered), when, and
+  -- the model or `skipped:<reason>` / `failed:no_raw_text`.
+  extracted_data          jsonb,
+  extracted_at            timestamptz,
+  extraction_model        text
 );
 
 CREATE INDEX idx_document_attachments_company_id ON public.document_attachments (company_id);

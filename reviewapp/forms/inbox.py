@@ -112,7 +112,11 @@ class IsoDateField(forms.DateField):
 
 # The filters in the bar above the results, in the bar's order (the states
 # and the page number are drawn with the results, which every change redraws).
-BAR_FIELDS: Final = ("q", "type", "company", "received_from", "received_to", "sort", "page_size")
+BAR_FIELDS: Final = ("q", "type", "company", "received_from", "received_to", "photo", "sort", "page_size")
+
+# ``?photo=unread``: only items whose photo accounted has not read (its extraction was skipped;
+# reviewapp.answers.unread): "Tolka om" in accounted reads it.
+PHOTO_UNREAD: Final = "unread"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +154,11 @@ class InboxFilterForm(forms.Form):
     company = CompanyChoiceField(label=_("Company"), required=False)
     received_from = IsoDateField(label=_("Received from"), required=False, help_text=_("YYYY-MM-DD"))
     received_to = IsoDateField(label=_("Received to"), required=False, help_text=_("YYYY-MM-DD"))
+    photo = forms.ChoiceField(
+        label=_("Photo"),
+        choices=[("", _("Any")), (PHOTO_UNREAD, _("Not read by accounted"))],
+        required=False,
+    )
     q = forms.CharField(
         label=_("Search"),
         required=False,

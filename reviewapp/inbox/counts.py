@@ -49,7 +49,7 @@ class Counts:
 
 def _is_structured(query: ListQuery) -> bool:
     """Only filters the tally knows (states, question type, company)."""
-    return not (query.text or query.received_from or query.received_to)
+    return not (query.text or query.received_from or query.received_to or query.unread_only)
 
 
 def state_bits(keys: Iterable[str]) -> int:

@@ -165,6 +165,8 @@ class RowDisplay:
     tickable: bool = False
     # Why the row matched the search (inbox.matches): empty without one.
     matched: list[Match] = field(default_factory=list)
+    # accounted has not read the photo (reviewapp.answers.unread): "Tolka om" in accounted reads it.
+    unread: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +334,7 @@ def display_rows(
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
                 matched=row_matches(item.id, item.search_fields, search) if search else [],
+                unread=item.extraction_skipped,
             )
         )
     return shown

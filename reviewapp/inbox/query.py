@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from reviewapp import lookup, states
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
+from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, PHOTO_UNREAD, SORT_RECEIVED, InboxFilterForm
 from reviewapp.models import IndexedItem, IndexedItemQuerySet
 
 
@@ -34,6 +34,8 @@ class ListQuery:
     company_id: uuid.UUID | None = None
     received_from: dt.date | None = None
     received_to: dt.date | None = None
+    # Only items whose photo accounted has not read (``?photo=unread``).
+    unread_only: bool = False
     text: str = ""
     sort: str = SORT_RECEIVED
     page: int = 1
@@ -56,6 +58,7 @@ class ListQuery:
             company_id=data.get("company"),
             received_from=data.get("received_from"),
             received_to=data.get("received_to"),
+            unread_only=data.get("photo") == PHOTO_UNREAD,
             text=data.get("q") or "",
             sort=data.get("sort") or SORT_RECEIVED,
             page=data.get("page") or 1,
@@ -120,6 +123,8 @@ def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
         items = items.filter(Q(open_question_type=query.question_type) | Q(answered_question_type=query.question_type))
     if query.company_id:
         items = items.filter(company_id=query.company_id)
+    if query.unread_only:
+        items = items.filter(extraction_skipped=True)
     start = _start_of_day(query.received_from) if query.received_from else None
     if start is not None:
         items = items.filter(created_at__gte=start)

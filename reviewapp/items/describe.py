@@ -60,9 +60,14 @@ def _dict(value: object) -> dict[str, Any]:
 
 def page_queryset() -> InboxItemQuerySet:
     """The live rows with what the page shows beside them: the company, the document and the photo's wamid."""
-    return InboxItem.objects.select_related("company", "document").annotate(
-        photo_message_wamid=Subquery(
-            WhatsappMessage.objects.filter(pk=OuterRef("whatsapp_message_id")).values("wamid")[:1]
+    # The document's extraction mirror (a copy of a read result, possibly large) is not shown: not read.
+    return (
+        InboxItem.objects.select_related("company", "document")
+        .defer("document__extracted_data")
+        .annotate(
+            photo_message_wamid=Subquery(
+                WhatsappMessage.objects.filter(pk=OuterRef("whatsapp_message_id")).values("wamid")[:1]
+            )
         )
     )
 

@@ -119,7 +119,8 @@ def reviewer_name(event: ClarificationEvent) -> str:
 def _written_ids(event: ClarificationEvent) -> list[str]:
     """The ids of the rows of accounted's log that the app wrote with ``event``."""
     payload = _dict(event.payload)
-    ids = [payload.get("history_event_id"), _dict(payload.get("resend")).get("ingested_event_id")]
+    resend = _dict(payload.get("resend"))
+    ids = [payload.get("history_event_id"), resend.get("ingested_event_id"), resend.get("extraction_event_id")]
     return [value for value in ids if isinstance(value, str) and value]
 
 

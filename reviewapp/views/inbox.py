@@ -38,7 +38,7 @@ def _query_string(query: QueryDict, **changes: object) -> str:
 
 
 # The filters a phone folds behind "Filters", and those behind "More filters" on every screen.
-MORE_FILTERS = ("received_from", "received_to", "page_size")
+MORE_FILTERS = ("received_from", "received_to", "photo", "page_size")
 FOLDED_FILTERS = ("type", "company", "sort", *MORE_FILTERS)
 
 

@@ -26,6 +26,7 @@ from django.views.decorators.http import require_safe
 from reviewapp import files, roles
 from reviewapp.answers.log import app_answers
 from reviewapp.answers.view_models.panel import answer_panel
+from reviewapp.answers.view_models.unread import unread_notice
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
 from reviewapp.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
@@ -76,6 +77,8 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
         "list_query": request.GET.urlencode(),
         # The answer form under the open question.
         "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links, log=log),
+        # accounted has not read the photo: what that means and how to have it read.
+        "unread_notice": unread_notice() if item.extraction_skipped else None,
     }
     return render(request, "items/detail.html", context)
 

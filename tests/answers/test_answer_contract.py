@@ -106,6 +106,41 @@ def png_bytes() -> bytes:
 # --- Step 3: representation -----------------------------------------------------------
 
 
+# accounted's emptyResult() (extensions/general/invoice-inbox/lib/extract-invoice-fields.ts), typed
+# in from accounted's source: what an item nobody read holds in extracted_data.
+ACCOUNTED_EMPTY_RESULT = {
+    "documentKind": None,
+    "merchantCategory": None,
+    "legibility": None,
+    "purchaseTime": None,
+    "payment": None,
+    "supplier": {
+        "name": None,
+        "orgNumber": None,
+        "vatNumber": None,
+        "address": None,
+        "bankgiro": None,
+        "plusgiro": None,
+        "iban": None,
+        "bic": None,
+    },
+    "invoice": {
+        "invoiceNumber": None,
+        "invoiceDate": None,
+        "dueDate": None,
+        "paymentReference": None,
+        "currency": "SEK",
+        "servicePeriodStart": None,
+        "servicePeriodEnd": None,
+    },
+    "lineItems": [],
+    "totals": {"subtotal": None, "vatAmount": None, "total": None, "roundingAmount": None},
+    "vatBreakdown": [],
+    "prominentAmounts": [],
+    "confidence": 0,
+}
+
+
 def test_a_representation_answer_is_step_3_with_the_conversation_and_the_history(bookkeeper):
     item = moved_item("representation")
     other = factories.make_item(company=item.company)
@@ -422,10 +457,11 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
     new = InboxItem.objects.exclude(pk=item.pk).get()
     assert result.new_item is not None
     assert result.new_item.pk == new.pk
-    # Staged as accounted's web upload stages it: its extraction picks the row up.
-    assert new.status == "processing"
-    assert new.extracted_data is None
-    assert new.extraction_skipped is False
+    # What accounted's upload writes when it does not extract (processArchivedDocumentInner's
+    # synchronous skip path): nothing outside accounted's process can start its extraction.
+    assert new.status == "received"
+    assert new.extracted_data == ACCOUNTED_EMPTY_RESULT
+    assert new.extraction_skipped is True
     assert new.source == "upload"
     assert new.user_id == item.user_id
     assert new.company_id == item.company_id
@@ -451,6 +487,36 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
     assert ingested.actor == {"type": "system", "id": "review-app"}
     assert ingested.occurred_at == NOW_MS
 
+    # mirrorExtractionToDocument with skipped set: no data, when, and the reason.
+    document.refresh_from_db()
+    assert (document.extracted_data, document.extracted_at, document.extraction_model) == (
+        None,
+        NOW_MS,
+        "skipped:client_opt_out",
+    )
+    attempted = ProcessingHistory.objects.get(event_type="DocumentExtractionAttempted")
+    assert (attempted.company_id, attempted.correlation_id, attempted.causation_id) == (
+        item.company_id,
+        new.correlation_id,
+        None,
+    )
+    assert (attempted.aggregate_type, attempted.aggregate_id) == ("Document", document.pk)
+    assert attempted.payload == {
+        "document_id": str(document.pk),
+        "inbox_item_id": str(new.pk),
+        "succeeded": False,
+        "extracted_total": None,
+        "has_org_number": False,
+        "has_ocr": False,
+        "skipped": True,
+        "skip_reason": "client_opt_out",
+        "page_count": None,
+    }
+    assert attempted.payload_schema_version == 1
+    # The app's pseudonymous actor, never accounted's {"type": "system", "id": "invoice-inbox-extract"}.
+    assert attempted.actor == {"type": "system", "id": "review-app"}
+    assert attempted.occurred_at == NOW_MS
+
     assert stored_context(item) == with_other_keys(
         {
             "pending_question": {"type": "resend", "asked_at": ASKED_AT, "status": "answered"},
@@ -464,6 +530,7 @@ def test_an_upload_is_a_document_a_new_item_and_the_old_one_superseded(bookkeepe
         "new_item_id": str(new.pk),
         "document_id": str(document.pk),
         "ingested_event_id": str(ingested.pk),
+        "extraction_event_id": str(attempted.pk),
     }
     assert IndexedItem.objects.filter(pk=new.pk).exists()
 
@@ -478,6 +545,8 @@ def test_an_upload_by_a_linked_bookkeeper_names_their_accounted_user_and_nobody_
     assert document.uploaded_by == own_user
     assert document.user_id == item.user_id
     assert ProcessingHistory.objects.get(event_type="DocumentIngested").actor == {"type": "user", "id": str(own_user)}
+    attempted = ProcessingHistory.objects.get(event_type="DocumentExtractionAttempted")
+    assert attempted.actor == {"type": "user", "id": str(own_user)}
     assert history(item)[0].actor == {"type": "user", "id": str(own_user)}
 
 

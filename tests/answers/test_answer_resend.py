@@ -38,8 +38,9 @@ def test_uploading_a_sharper_file_makes_a_new_item_and_supersedes_the_old(bookke
     assert response.status_code == 302
     new = InboxItem.objects.exclude(pk=item.pk).get(company_id=item.company_id)
     assert new.source == "upload"
-    assert new.status == "processing"
-    assert new.extracted_data is None
+    # accounted has not read it, and the row says so (reviewapp.answers.unread).
+    assert new.status == "received"
+    assert new.extraction_skipped is True
     assert new.channel_context is None
     document = DocumentAttachment.objects.get(pk=new.document_id)
     assert document.file_name == "skarpare.png"
@@ -277,7 +278,9 @@ def test_a_file_the_company_has_outside_the_inbox_gets_a_new_item_for_that_docum
     assert response.status_code == 302
     new = InboxItem.objects.exclude(pk=item.pk).get(company_id=item.company_id)
     assert new.document_id == archived.pk
-    assert new.status == "processing"
+    assert (new.status, new.extraction_skipped) == ("received", True)
+    archived.refresh_from_db()
+    assert archived.extraction_model == "skipped:client_opt_out"
     assert DocumentAttachment.objects.count() == 1
     assert _files(documents_bucket) == files_before
     ingested = ProcessingHistory.objects.get(event_type="DocumentIngested")

@@ -36,11 +36,19 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     # The read model: reads the log, runs the upkeep; the write indexes through it.
     ("read model", frozenset({"reviewapp.sync", "reviewapp.sync_bulk"})),
     # The write: one answer (with a resend's new item or upload), or one for several items.
-    ("write", frozenset({f"{ANSWERS}.resend", f"{ANSWERS}.writing", f"{ANSWERS}.bulk"})),
+    # (unread: an upload written as accounted writes one it does not extract, and the fix of old ones.)
+    ("write", frozenset({f"{ANSWERS}.unread", f"{ANSWERS}.resend", f"{ANSWERS}.writing", f"{ANSWERS}.bulk"})),
     # What the screens show.
     (
         "view models",
-        frozenset({f"{ANSWERS}.view_models.preview", f"{ANSWERS}.view_models.panel", f"{ANSWERS}.view_models.outcome"}),
+        frozenset(
+            {
+                f"{ANSWERS}.view_models.preview",
+                f"{ANSWERS}.view_models.panel",
+                f"{ANSWERS}.view_models.outcome",
+                f"{ANSWERS}.view_models.unread",
+            }
+        ),
     ),
 ]
 LAYER_OF = {module: rank for rank, (_, modules) in enumerate(LAYERS) for module in modules}

@@ -51,6 +51,10 @@ NEWER_EVENT_TYPES = (
 NEWER_COLUMNS = {
     ("document_attachments", "prev_version_hash"): "text",
     ("document_attachments", "last_integrity_check_at"): "timestamp with time zone",
+    # What invoice-inbox/lib/mirror-extraction.ts writes (an upload's skip mirror, reviewapp.answers.unread).
+    ("document_attachments", "extracted_data"): "jsonb",
+    ("document_attachments", "extracted_at"): "timestamp with time zone",
+    ("document_attachments", "extraction_model"): "text",
     ("whatsapp_phone_links", "phone_enc"): "text",
     ("whatsapp_phone_links", "verified_at"): "timestamp with time zone",
     ("whatsapp_phone_links", "revoked_at"): "timestamp with time zone",

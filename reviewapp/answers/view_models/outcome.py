@@ -39,6 +39,7 @@ from reviewapp.answers.resend import DuplicateFile, ReplacementUnconfirmed
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.view_models.panel import AnswerPanel, Viewer, answer_panel, answered_by
 from reviewapp.answers.view_models.preview import outputs
+from reviewapp.answers.view_models.unread import uploaded_notice
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
@@ -117,7 +118,7 @@ def submit(
 
     listed = IndexedItem.objects.filter(pk=item.pk).first()
     try:
-        answer_question(item_id=item.pk, user=user, answer=form.valid_answer)
+        result = answer_question(item_id=item.pk, user=user, answer=form.valid_answer)
     except ReplacementUnconfirmed as unconfirmed:
         # Nothing written: the form again, with the differences and a button that confirms them.
         return again(form=form, unconfirmed=unconfirmed)
@@ -132,6 +133,9 @@ def submit(
     reservations.release(item.pk, user)
     answer = form.valid_answer
     warning = item_event_date_warning(item, answer.event_date) if isinstance(answer, RepresentationAnswer) else None
+    if result.new_item is not None and result.new_item.extraction_skipped:
+        # The uploaded photo is a new item accounted has not read: said now, where it is acted on.
+        warning = uploaded_notice(result.new_item.pk)
     if form.is_amendment:
         # A correction is about this item: back to it, not on to the next question.
         url = reverse("item_detail", args=[item.pk]) + (f"?{list_query}" if list_query else "")
