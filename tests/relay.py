@@ -19,8 +19,8 @@ from typing import Self
 
 
 class Relay:
-    def __init__(self, target: tuple[str, int] = ("127.0.0.1", 5432)) -> None:
-        self.target = target
+    def __init__(self, target: tuple[str, int] | str = ("127.0.0.1", 5432)) -> None:
+        self.target = target  # (host, port), or the path of a Unix socket
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self.listener.getsockname()[1]
         self._lock = threading.Lock()
@@ -66,7 +66,12 @@ class Relay:
             if self._hung.is_set():
                 continue  # accepted, never answered
             try:
-                server = socket.create_connection(self.target, timeout=5)
+                if isinstance(self.target, str):
+                    server = socket.socket(socket.AF_UNIX)
+                    server.settimeout(5)
+                    server.connect(self.target)
+                else:
+                    server = socket.create_connection(self.target, timeout=5)
             except OSError:
                 client.close()
                 continue
@@ -91,8 +96,7 @@ class Relay:
                     if from_server:
                         self._budget -= len(data)
                 if not data:
-                    self._hung.wait(0)  # swallow: the other side hears nothing, the socket stays open
-                    continue
+                    continue  # swallowed: the other side hears nothing, the socket stays open
             try:
                 sink.sendall(data)
             except OSError:
