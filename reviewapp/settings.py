@@ -231,7 +231,9 @@ for _name in ("BOOKKEEPING_QUERY_DEADLINE", "BOOKKEEPING_UNBOUNDED_DEADLINE", "B
     if globals()[_name] < 0:
         raise ImproperlyConfigured(f"{_name} must be 0 (no limit) or more, got {globals()[_name]}")
 if BOOKKEEPING_HEALTH_CHECK_TIMEOUT < 1:
-    raise ImproperlyConfigured(f"BOOKKEEPING_HEALTH_CHECK_TIMEOUT must be at least 1 (seconds), got {BOOKKEEPING_HEALTH_CHECK_TIMEOUT}")
+    raise ImproperlyConfigured(
+        f"BOOKKEEPING_HEALTH_CHECK_TIMEOUT must be at least 1 (seconds), got {BOOKKEEPING_HEALTH_CHECK_TIMEOUT}"
+    )
 if DATABASES["bookkeeping"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["bookkeeping"]["ENGINE"] = "reviewapp.bounded_pg"
     DATABASES["bookkeeping"]["LIMITS"] = {

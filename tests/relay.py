@@ -13,6 +13,7 @@ a daemon and ``close()`` closes every socket, so a test never waits on it.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from typing import Self
@@ -49,10 +50,8 @@ class Relay:
         with self._lock:
             sockets, self._sockets = self._sockets, []
         for sock in sockets:
-            try:
+            with contextlib.suppress(OSError):  # already closed by the other side
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             sock.close()
 
     def _accept(self) -> None:

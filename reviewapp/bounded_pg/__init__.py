@@ -220,12 +220,14 @@ class BoundedConnection(psycopg.Connection[Any]):
 
     def _give_up(self, seconds: float | None) -> None:
         """Past the deadline: ask the server to stop (bounded: the cancel may hang too), then close."""
-        logger.warning("%r did not answer within %s s; cancelling and closing the connection", self._bounded.alias, seconds)
+        logger.warning(
+            "%r did not answer within %s s; cancelling and closing the connection", self._bounded.alias, seconds
+        )
         # Under a health check's bound the query is a SELECT 1: nothing to stop on the server.
         if self._bounded.override is None:
             try:
                 self.cancel_safe(timeout=self._bounded.limits.cancel_timeout)
-            except Exception as error:  # noqa: BLE001 - any failure to cancel ends the same way: close
+            except Exception as error:
                 logger.warning("%r: the cancel request failed too (%s)", self._bounded.alias, error)
         # Closing the socket is what frees this thread; the server sees it when it next writes.
         self.pgconn.finish()

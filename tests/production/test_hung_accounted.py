@@ -37,14 +37,14 @@ def _shorten(connection: Any) -> None:
 
 
 def _in_thread(work: Callable[[], Any], limit: float) -> tuple[str, float]:
-    """What ``work`` did (``"returned"`` or the error's class) and how long it took; ``"still waiting"`` past ``limit``."""
+    """What ``work`` did (``"returned"`` or its error's class; ``"still waiting"`` past ``limit``) and how long."""
     outcome: list[str] = []
 
     def run() -> None:
         try:
             work()
             outcome.append("returned")
-        except Exception as error:  # noqa: BLE001 - the test looks at which one
+        except Exception as error:
             outcome.append(type(error).__name__)
         finally:
             connections[BOOKKEEPING_DB].close()

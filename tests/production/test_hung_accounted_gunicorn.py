@@ -11,7 +11,6 @@ only the review database, must keep answering all along.
 from __future__ import annotations
 
 import http.client
-import os
 import threading
 import time
 from collections.abc import Iterator
