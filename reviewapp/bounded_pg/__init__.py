@@ -109,6 +109,10 @@ class WaitState:
         self.slots = slots_for(alias, limits.max_concurrent)
         self.override: float | None = None
         self.holds_slot = False
+        # Django makes each thread its own connection object; another thread
+        # using this one (a psycopg pool's worker checking it) gets the
+        # deadline but neither this thread's slot nor its override.
+        self.thread = threading.get_ident()
 
     def take_slot(self) -> None:
         """Hold one of the process's slots (kept until ``leave_slot``); ``Busy`` when none frees in time."""
@@ -146,6 +150,9 @@ class BoundedConnection(psycopg.Connection[Any]):
     """
 
     _bounded: WaitState
+    # A connection no thread has bound yet: one a psycopg pool (DB_POOL=1)
+    # opened and checks on its own before handing it out (base.DatabaseWrapper sets it).
+    unbound_deadline: float | None = None
     _timeout_set: float | None  # a statement timeout the code set on this session (seconds; 0: none)
     _timeout_local: bool
 
@@ -181,8 +188,12 @@ class BoundedConnection(psycopg.Connection[Any]):
         self._timeout_local = bool(match["local"])
 
     def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:
-        if timeout is not None or not hasattr(self, "_bounded"):
+        if timeout is not None:
             return super().wait(gen, interval, timeout)  # psycopg's own bounded waits (cancel, close)
+        if not hasattr(self, "_bounded"):
+            return super().wait(gen, interval, self.unbound_deadline)
+        if threading.get_ident() != self._bounded.thread:
+            return super().wait(gen, interval, self._bounded.limits.query_deadline or None)
         try:
             self._bounded.take_slot()
         except Busy:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
@@ -20,6 +20,14 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if limits is None:
             raise ImproperlyConfigured(f"DATABASES[{alias!r}] uses reviewapp.bounded_pg but sets no LIMITS.")
         self.wait_state = WaitState(alias, limits)
+        # Only a pool's own small statements (its check, Django's configure) run on one.
+        BoundedConnection.unbound_deadline = limits.health_check
+        options = settings_dict["OPTIONS"]
+        if options.get("pool"):
+            # The pool opens its connections itself (DB_POOL=1): of this class, so that
+            # even its own check before handing one out has a deadline.
+            pool = {} if options["pool"] is True else options["pool"]
+            options["pool"] = {**pool, "connection_class": BoundedConnection}
 
     @contextmanager
     def bounded(self, seconds: float) -> Iterator[None]:
@@ -41,7 +49,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
         # Connecting waits too (up to connect_timeout): it takes a slot like a query.
         self.wait_state.take_slot()
         try:
-            connection = super().get_new_connection(conn_params)
+            # With DB_POOL=1 this includes the pool's check of the connection it hands out
+            # (a SELECT in effect): bounded like Django's health check.
+            with self.wait_state.bounded(self.wait_state.limits.health_check) if self.pool else nullcontext():
+                connection = super().get_new_connection(conn_params)
         except BaseException:
             self.wait_state.leave_slot()
             raise
