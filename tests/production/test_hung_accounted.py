@@ -10,6 +10,7 @@ for with a limit, so a hang fails the test instead of stalling it.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import threading
 import time
@@ -22,6 +23,7 @@ from django.db import OperationalError, connections, transaction
 from reviewapp import sync
 from reviewapp.routers import BOOKKEEPING_DB
 from tests.relay import Relay
+from tests.test_foundation import BOOKKEEPING_URL, REVIEW_URL, _load_settings
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -131,3 +133,25 @@ def test_code_that_lifts_the_statement_timeout_may_wait_longer_until_its_transac
 
     outcome, _took = _in_thread(work, 2 * WITHIN)
     assert waits == {"lifted": "answered", "after": "cut at the deadline"}, outcome
+
+
+def _limits(monkeypatch: pytest.MonkeyPatch, **env: str) -> Any:
+    show = "print(s.DATABASES['bookkeeping'].get('LIMITS'))"
+    return _load_settings(
+        monkeypatch, show, DEBUG="1", DATABASE_URL=REVIEW_URL, BOOKKEEPING_DATABASE_URL=BOOKKEEPING_URL, **env
+    )
+
+
+def test_accounted_work_leaves_gunicorn_a_thread_and_outlasts_the_statement_timeout_by_default(monkeypatch):
+    result = _limits(monkeypatch, GUNICORN_THREADS="8", BOOKKEEPING_STATEMENT_TIMEOUT="10")
+    assert result.returncode == 0, result.stderr
+    limits = ast.literal_eval(result.stdout)
+    assert limits["max_concurrent"] == 7
+    assert limits["query_deadline"] == 12
+    assert limits["health_check"] == 2
+
+
+def test_a_negative_limit_is_refused_at_start(monkeypatch):
+    result = _limits(monkeypatch, BOOKKEEPING_MAX_CONCURRENT="-1")
+    assert result.returncode != 0
+    assert "BOOKKEEPING_MAX_CONCURRENT must be 0 (no limit) or more" in result.stderr
