@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -27,7 +28,7 @@ from tests.relay import Relay
 
 CAP = 20.0
 DSN = os.environ.get("BENCH_DSN", "postgres://postgres@127.0.0.1:5432/postgres")
-OPTIONS = {
+OPTIONS: dict[str, Any] = {
     "connect_timeout": 5,
     "options": "-c statement_timeout=3s",
     "keepalives": 1,
@@ -44,16 +45,21 @@ QUERY = {"a": "SELECT 1", "b": "SELECT repeat('x', 1000) FROM generate_series(1,
 
 def attempt(kind: str, bounded: bool) -> str:
     with Relay() as relay:
-        conn = psycopg.connect(DSN.replace(":5432", f":{relay.port}"), autocommit=True, **OPTIONS)
-        if bounded:
-            conn.__class__ = BoundedConnection
-            conn.bind(WaitState("bench", LIMITS))  # type: ignore[attr-defined]
-        conn.execute("SELECT 1")  # established and answering
-        relay.hang(after=0 if kind == "a" else 300_000)
         outcome: list[str] = []
-        start = time.monotonic()
+        ready = threading.Event()
+        start = 0.0
 
         def run() -> None:
+            nonlocal start
+            # One thread opens, binds and uses the connection, as each of gunicorn's threads does.
+            conn = psycopg.connect(DSN.replace(":5432", f":{relay.port}"), autocommit=True, **OPTIONS)
+            if bounded:
+                conn.__class__ = BoundedConnection
+                conn.bind(WaitState("bench", LIMITS))  # type: ignore[attr-defined]
+            conn.execute("SELECT 1")  # established and answering
+            relay.hang(after=0 if kind == "a" else 300_000)
+            start = time.monotonic()
+            ready.set()
             try:
                 conn.execute(QUERY[kind]).fetchall()
                 outcome.append("answered")
@@ -62,6 +68,7 @@ def attempt(kind: str, bounded: bool) -> str:
 
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
+        ready.wait(10)
         thread.join(CAP)
         took = time.monotonic() - start
         return f"{took:5.1f} s  " + (outcome[0] if outcome else f"still waiting after {CAP:g} s (hung)")

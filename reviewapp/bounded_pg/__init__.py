@@ -191,9 +191,9 @@ class BoundedConnection(psycopg.Connection[Any]):
         if timeout is not None:
             return super().wait(gen, interval, timeout)  # psycopg's own bounded waits (cancel, close)
         if not hasattr(self, "_bounded"):
-            return super().wait(gen, interval, self.unbound_deadline)
+            return self._wait_without_slot(gen, interval, self.unbound_deadline)
         if threading.get_ident() != self._bounded.thread:
-            return super().wait(gen, interval, self._bounded.limits.query_deadline or None)
+            return self._wait_without_slot(gen, interval, self._bounded.limits.query_deadline or None)
         try:
             self._bounded.take_slot()
         except Busy:
@@ -217,6 +217,15 @@ class BoundedConnection(psycopg.Connection[Any]):
                 self._timeout_set, self._timeout_local = None, False
             self._bounded.leave_slot()
         return result
+
+    def _wait_without_slot(self, gen: Any, interval: float, seconds: float | None) -> Any:
+        """A wait from a thread other than the one that bound this connection (a pool's worker): the deadline only."""
+        try:
+            return super().wait(gen, interval, seconds)
+        except errors._WaitTimeout:
+            # Its protocol state is unknown past the timeout: no one may use it again.
+            self.pgconn.finish()
+            raise NoAnswer(f"no answer within {seconds:g} s (the app's own limit); the connection was closed") from None
 
     def out_of_transaction(self) -> bool:
         """Nothing on the server waits for this connection to finish (no open transaction, or no connection)."""
