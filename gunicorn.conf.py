@@ -26,6 +26,9 @@ bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 # database connections (two: the review database and accounted's), so
 # workers x threads x hosts must stay below PostgreSQL's max_connections
 # (or set DB_POOL=1). Defaults: cores + 1 processes (at most 4) x 4 threads.
+# At most BOOKKEEPING_MAX_CONCURRENT of a process's threads (default
+# GUNICORN_THREADS - 1) wait on accounted's database at once, so a hung
+# accounted always leaves a thread for the pages that do not need it.
 workers = _int("WEB_CONCURRENCY", max(2, min(multiprocessing.cpu_count() + 1, 4)))
 worker_class = "gthread"
 threads = _int("GUNICORN_THREADS", 4)

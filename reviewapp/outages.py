@@ -2,7 +2,8 @@
 
 accounted's database (``bookkeeping``) down, refusing connections or hung
 past its timeouts (BOOKKEEPING_CONNECT_TIMEOUT, BOOKKEEPING_STATEMENT_TIMEOUT
-in settings.py) makes every page that reads it answer "accounted's
+in settings.py, and the limits the app enforces itself on an open
+connection: reviewapp/bounded_pg) makes every page that reads it answer "accounted's
 database does not answer; nothing was saved"; the list, which reads only
 the review app's read model, keeps working. The review app's own database
 (``default``) down gets the same refusal about it, from a page that needs

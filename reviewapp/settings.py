@@ -206,6 +206,56 @@ if BOOKKEEPING_STATEMENT_TIMEOUT > 0:
         for part in (_bookkeeping_options.get("options", ""), f"-c statement_timeout={BOOKKEEPING_STATEMENT_TIMEOUT}s")
         if part
     )
+# A server that stops answering on a connection that is already open is not
+# bounded by either timeout above: psycopg enforces connect_timeout only while
+# connecting, and statement_timeout is enforced by that very server. So the
+# bookkeeping alias runs on reviewapp.bounded_pg, which limits every wait
+# itself (docs/operations.md, "accounted's database down or hung"):
+# - BOOKKEEPING_QUERY_DEADLINE: seconds one wait (a query, a fetch, a commit)
+#   may last; the statement timeout + 2 by default, so the server's own error
+#   comes first when it can still give one. 0: no deadline (not advised).
+# - BOOKKEEPING_UNBOUNDED_DEADLINE: the same for code that lifts the
+#   statement timeout on purpose (the sync's whole-table pass, the export).
+# - BOOKKEEPING_HEALTH_CHECK_TIMEOUT: Django's SELECT 1 on a kept connection
+#   (CONN_HEALTH_CHECKS) and /healthz's check of accounted.
+# - BOOKKEEPING_MAX_CONCURRENT: threads of one process in accounted's
+#   database at once; the next is refused with 503 at once, so the other
+#   threads keep serving the pages that need only the review database.
+#   Default: one less than gunicorn's threads (GUNICORN_THREADS, 4).
+BOOKKEEPING_QUERY_DEADLINE = envint(
+    "BOOKKEEPING_QUERY_DEADLINE", BOOKKEEPING_STATEMENT_TIMEOUT + 2 if BOOKKEEPING_STATEMENT_TIMEOUT > 0 else 30
+)
+BOOKKEEPING_UNBOUNDED_DEADLINE = envint("BOOKKEEPING_UNBOUNDED_DEADLINE", 600)
+BOOKKEEPING_HEALTH_CHECK_TIMEOUT = envint("BOOKKEEPING_HEALTH_CHECK_TIMEOUT", 2)
+BOOKKEEPING_MAX_CONCURRENT = envint("BOOKKEEPING_MAX_CONCURRENT", max(1, envint("GUNICORN_THREADS", 4) - 1))
+for _name in ("BOOKKEEPING_QUERY_DEADLINE", "BOOKKEEPING_UNBOUNDED_DEADLINE", "BOOKKEEPING_MAX_CONCURRENT"):
+    if globals()[_name] < 0:
+        raise ImproperlyConfigured(f"{_name} must be 0 (no limit) or more, got {globals()[_name]}")
+if BOOKKEEPING_HEALTH_CHECK_TIMEOUT < 1:
+    raise ImproperlyConfigured(
+        f"BOOKKEEPING_HEALTH_CHECK_TIMEOUT must be at least 1 (seconds), got {BOOKKEEPING_HEALTH_CHECK_TIMEOUT}"
+    )
+if DATABASES["bookkeeping"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["bookkeeping"]["ENGINE"] = "reviewapp.bounded_pg"
+    DATABASES["bookkeeping"]["LIMITS"] = {
+        "query_deadline": BOOKKEEPING_QUERY_DEADLINE,
+        "unbounded_deadline": BOOKKEEPING_UNBOUNDED_DEADLINE,
+        "margin": 2,
+        "health_check": BOOKKEEPING_HEALTH_CHECK_TIMEOUT,
+        # A cancel request is a new connection, which a hung server may leave unanswered too.
+        "cancel_timeout": 1,
+        "max_concurrent": BOOKKEEPING_MAX_CONCURRENT,
+        # A healthy query takes milliseconds: a short wait for a slot is no
+        # refusal under a burst, and costs little while accounted hangs.
+        "slot_wait": 0.05,
+    }
+    # Keepalives and tcp_user_timeout end a connection whose packets vanish (a
+    # dead host, a silent network path); against a server or proxy whose
+    # kernel still acknowledges them they do nothing (measured), which the
+    # deadline above covers.
+    _bookkeeping_options.update(
+        keepalives=1, keepalives_idle=10, keepalives_interval=5, keepalives_count=3, tcp_user_timeout=20_000
+    )
 # DB_POOL=1 uses psycopg's connection pool instead of persistent connections;
 # worth it with threaded workers or many processes.
 if envbool("DB_POOL", False):

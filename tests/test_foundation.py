@@ -88,7 +88,8 @@ def test_the_two_database_urls_select_the_apps_and_accounteds_postgresql(monkeyp
     )
     assert result.stdout.splitlines() == [
         "default django.db.backends.postgresql review 127.0.0.1",
-        "bookkeeping django.db.backends.postgresql bookkeeping 127.0.0.1",
+        # Django's PostgreSQL backend with the app's own limits on every wait (reviewapp/bounded_pg).
+        "bookkeeping reviewapp.bounded_pg bookkeeping 127.0.0.1",
     ]
 
 

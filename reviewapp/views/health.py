@@ -14,6 +14,7 @@ of the load balancer, whose pages and answers read the live rows.
 from __future__ import annotations
 
 import logging
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.conf import settings
@@ -32,9 +33,20 @@ DATABASES = ("default", BOOKKEEPING_DB)
 FAVICON = settings.BASE_DIR / "static" / "favicon.ico"
 
 
+def _bounded(alias: str) -> AbstractContextManager[None]:
+    """accounted's check waits at most BOOKKEEPING_HEALTH_CHECK_TIMEOUT (reviewapp.bounded_pg), connecting included.
+
+    A load balancer's check must answer within its own timeout, saying
+    accounted is down, rather than hang with it. When every slot for accounted
+    is taken, the check is refused at once and reports it unavailable too.
+    """
+    bounded = getattr(connections[alias], "bounded", None)
+    return bounded(settings.BOOKKEEPING_HEALTH_CHECK_TIMEOUT) if bounded else nullcontext()
+
+
 def _database_answers(alias: str) -> bool:
     try:
-        with connections[alias].cursor() as cursor:
+        with _bounded(alias), connections[alias].cursor() as cursor:
             cursor.execute("SELECT 1")
             return cursor.fetchone() == (1,)
     except DatabaseError:
