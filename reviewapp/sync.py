@@ -8,7 +8,10 @@ says about it, and this module keeps it in step:
 - ``poll``: reads the rows whose ``updated_at`` (set by accounted's trigger on
   every UPDATE) is at or after the watermark less ``OVERLAP`` (a transaction
   that started earlier can commit after a later one: its rows carry the older
-  time), recomputes them and moves the watermark to the newest time seen.
+  time), and of those only the ones written by a transaction the previous
+  poll's snapshot had not seen committed (so a bulk change is read once:
+  ``_changed_since``), recomputes them and moves the watermark to the newest
+  time seen.
   The first poll, and the first after ``RULES_VERSION`` changed, walks the
   whole table in primary-key order instead. Each poll also reads accounted's
   companies into ``SyncState.companies`` (the list's company menu), and
@@ -408,6 +411,7 @@ class PassReport:
     ran: bool  # False when another process held the lock
     indexed: int = 0
     removed: int = 0
+    read: int = 0  # rows a poll read from accounted (an idle poll: none)
     resettled: int = 0  # app answers whose conversation mark was put back (reviewapp.answers.resettle)
 
 
@@ -431,22 +435,102 @@ def _state() -> SyncState:
     return state
 
 
-def _changed_since(since: dt.datetime) -> tuple[int, dt.datetime | None]:
-    """Index the rows with ``updated_at >= since``; the newest ``updated_at`` seen."""
-    done, newest = 0, None
+def _changed_since(since: dt.datetime, seen: str | None = None) -> tuple[int, dt.datetime | None, int, str | None]:
+    """Index the rows with ``updated_at >= since`` that snapshot ``seen`` had not seen committed.
+
+    Returns the rows indexed, the newest ``updated_at`` seen, the rows read
+    from accounted and the snapshot this poll read in (the next one's
+    ``seen``; None where snapshots cannot be used: inside the caller's own
+    transaction, as the tests' are, or before PostgreSQL 13).
+
+    Why a snapshot: the overlap reads rows again on purpose (a transaction
+    that commits late carries an older ``now()``), and ``_not_yet_indexed``
+    then writes nothing. But one statement that updated 200 000 rows (a
+    migration, a backfill) gave them all one ``updated_at``, and every poll
+    read all of them again until a newer change moved the watermark: 19 s per
+    poll. A row version's ``xmin`` is the transaction that wrote it; a row
+    whose ``xmin`` the previous poll's snapshot already saw committed was read
+    by that poll (or is older than its window), so the query leaves it out.
+    A late transaction was in progress in that snapshot (``xip``) or began
+    after it (at or past ``xmax``): it is read, however old its ``now()``
+    inside the overlap. Exact, where the overlap alone was a guess plus a
+    re-read.
+    """
+    if not _snapshots_work():
+        done, newest, read = _read_changes(since, None)
+        return done, newest, read, None
+    with transaction.atomic(using=BOOKKEEPING_DB):
+        with connections[BOOKKEEPING_DB].cursor() as cursor:
+            # Every batch of this poll reads in the one snapshot it records.
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            cursor.execute("SELECT pg_current_snapshot()::text")
+            now = str(cursor.fetchone()[0])
+        done, newest, read = _read_changes(since, _unseen(seen, now) if seen else None)
+    return done, newest, read, now
+
+
+# pg_current_snapshot() and its text form came with PostgreSQL 13.
+SNAPSHOTS_FROM: Final = 130000
+_XID_EPOCH: Final = 1 << 32
+
+
+def _snapshots_work() -> bool:
+    """Whether this poll can read in a snapshot of its own and record it (see ``_changed_since``)."""
+    from reviewapp import sync_workers  # it builds on this module: import late
+
+    if not sync_workers.outside_transactions():
+        return False
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int")
+        return bool(cursor.fetchone()[0] >= SNAPSHOTS_FROM)
+
+
+def current_snapshot() -> str | None:
+    """accounted's database's snapshot now, as text; None where ``_snapshots_work`` says no."""
+    if not _snapshots_work():
+        return None
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT pg_current_snapshot()::text")
+        return str(cursor.fetchone()[0])
+
+
+def _unseen(seen: str, now: str) -> tuple[str, list[Any]]:
+    """The WHERE clause for rows whose ``xmin`` snapshot ``seen`` did not see committed.
+
+    A snapshot's text is ``xmin:xmax:xip,...`` with 64-bit transaction ids;
+    a row's ``xmin`` is the 32-bit id. It is widened with the epoch of
+    ``now``'s ``xmax`` (every row this poll can see was written before that),
+    one epoch back if that puts it past ``now``. Ids below 3 are PostgreSQL's
+    own (bootstrap, frozen): always seen.
+    """
+    _xmin, seen_xmax, seen_xip = seen.split(":")
+    ref = int(now.split(":")[1])
+    base = ref - ref % _XID_EPOCH
+    raw = "i.xmin::text::bigint"
+    full = f"({raw} + {base} - CASE WHEN {raw} + {base} > {ref} THEN {_XID_EPOCH} ELSE 0 END)"
+    in_progress = [int(xid) for xid in seen_xip.split(",") if xid]
+    return f"{raw} >= 3 AND ({full} >= %s OR {full} = ANY(%s::bigint[]))", [int(seen_xmax), in_progress]
+
+
+def _read_changes(since: dt.datetime, unseen: tuple[str, list[Any]] | None) -> tuple[int, dt.datetime | None, int]:
+    """Index the rows with ``updated_at >= since`` (and ``unseen``'s clause): indexed, newest ``updated_at``, read."""
+    done, read, newest = 0, 0, None
+    extra, extra_params = (f" AND {unseen[0]}", unseen[1]) if unseen else ("", [])
     after: tuple[dt.datetime, uuid.UUID] | None = None
     while True:
         if after is None:
-            rows = _fetch("i.updated_at >= %s", [since], "i.updated_at, i.id", BATCH)
+            rows = _fetch(f"i.updated_at >= %s{extra}", [since, *extra_params], "i.updated_at, i.id", BATCH)
         else:
-            rows = _fetch("(i.updated_at, i.id) > (%s, %s)", list(after), "i.updated_at, i.id", BATCH)
+            where = f"(i.updated_at, i.id) > (%s, %s){extra}"
+            rows = _fetch(where, [*after, *extra_params], "i.updated_at, i.id", BATCH)
+        read += len(rows)
         fresh = _not_yet_indexed(rows)
         done += _write(fresh)
         if rows:
             newest = rows[-1][4]
             after = (rows[-1][4], rows[-1][0])
         if len(rows) < BATCH:
-            return done, newest
+            return done, newest, read
 
 
 def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -468,23 +552,27 @@ def poll() -> PassReport:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
                 started = cursor.fetchone()[0]
+            # Taken before the walk reads: what it saw committed, the walk reads.
+            snapshot = current_snapshot()
             from reviewapp import sync_bulk  # it builds on this module: import late
 
-            indexed = sync_bulk.walk_all("index" if state.watermark is None else "re-index")
+            indexed = read = sync_bulk.walk_all("index" if state.watermark is None else "re-index")
             state.watermark = max(started, state.watermark) if state.watermark else started
             state.rules_version = RULES_VERSION
         else:
-            indexed, newest = _changed_since(state.watermark - OVERLAP)
+            indexed, newest, read, snapshot = _changed_since(state.watermark - OVERLAP, state.poll_snapshot)
             if newest is not None and newest > state.watermark:
                 state.watermark = newest
+        state.poll_snapshot = snapshot
         _refresh_companies()
         state.last_poll_at = timezone.now()
         # Not ``companies``: _refresh_companies keeps that column itself.
-        state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
+        state.save(update_fields=["watermark", "poll_snapshot", "rules_version", "last_poll_at"])
         from reviewapp.overview.events import copy_new  # the overview's copy of the question events
 
         copy_new()
-        return PassReport(ran=True, indexed=indexed, resettled=resettle_app_answers())
+        log.debug("poll: %d rows read from accounted, %d indexed", read, indexed)
+        return PassReport(ran=True, indexed=indexed, read=read, resettled=resettle_app_answers())
 
 
 def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:
