@@ -8,9 +8,9 @@ says about it, and this module keeps it in step:
 - ``poll``: reads the rows whose ``updated_at`` (set by accounted's trigger on
   every UPDATE) is at or after the watermark less ``OVERLAP`` (a transaction
   that started earlier can commit after a later one: its rows carry the older
-  time), and of those only the ones written by a transaction the previous
-  poll's snapshot had not seen committed (so a bulk change is read once:
-  ``_changed_since``), recomputes them and moves the watermark to the newest
+  time), and of those only the ones written by a transaction that had not
+  ended when the previous poll took its snapshot (so a bulk change is read
+  once: ``_changed_since``), recomputes them and moves the watermark to the newest
   time seen.
   The first poll, and the first after ``RULES_VERSION`` changed, walks the
   whole table in primary-key order instead. Each poll also reads accounted's
@@ -436,7 +436,7 @@ def _state() -> SyncState:
 
 
 def _changed_since(since: dt.datetime, seen: str | None = None) -> tuple[int, dt.datetime | None, int, str | None]:
-    """Index the rows with ``updated_at >= since`` that snapshot ``seen`` had not seen committed.
+    """Index the rows with ``updated_at >= since`` written by a transaction not yet ended at snapshot ``seen``.
 
     Returns the rows indexed, the newest ``updated_at`` seen, the rows read
     from accounted and the snapshot this poll read in (the next one's
@@ -448,13 +448,17 @@ def _changed_since(since: dt.datetime, seen: str | None = None) -> tuple[int, dt
     then writes nothing. But one statement that updated 200 000 rows (a
     migration, a backfill) gave them all one ``updated_at``, and every poll
     read all of them again until a newer change moved the watermark: 19 s per
-    poll. A row version's ``xmin`` is the transaction that wrote it; a row
-    whose ``xmin`` the previous poll's snapshot already saw committed was read
-    by that poll (or is older than its window), so the query leaves it out.
-    A late transaction was in progress in that snapshot (``xip``) or began
-    after it (at or past ``xmax``): it is read, however old its ``now()``
-    inside the overlap. Exact, where the overlap alone was a guess plus a
-    re-read.
+    poll. A row version's ``xmin`` is the transaction that wrote it. Each poll
+    records, with the snapshot it read in, a floor: the oldest transaction of
+    accounted's database still in progress then (or the snapshot's ``xmax``
+    when none was). Every row written by a transaction below the floor had
+    committed (or aborted) before that snapshot, so that poll read it or it
+    lies before the overlap: the next poll leaves it out in the query itself.
+    A late transaction was in progress then, so its id is at or above the
+    floor, and so are its subtransactions' (a subtransaction's id comes after
+    its parent's; ``pg_current_snapshot`` lists only top-level ids, which is
+    why a floor and not its ``xip`` list). Exact, where the overlap alone was
+    a guess plus a re-read.
     """
     if not _snapshots_work():
         done, newest, read = _read_changes(since, None)
@@ -463,8 +467,7 @@ def _changed_since(since: dt.datetime, seen: str | None = None) -> tuple[int, dt
         with connections[BOOKKEEPING_DB].cursor() as cursor:
             # Every batch of this poll reads in the one snapshot it records.
             cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            cursor.execute("SELECT pg_current_snapshot()::text")
-            now = str(cursor.fetchone()[0])
+            now = _snapshot_with_floor(cursor)
         done, newest, read = _read_changes(since, _unseen(seen, now) if seen else None)
     return done, newest, read, now
 
@@ -485,31 +488,51 @@ def _snapshots_work() -> bool:
         return bool(cursor.fetchone()[0] >= SNAPSHOTS_FROM)
 
 
+def _snapshot_with_floor(cursor: Any) -> str:
+    """``floor:xmax:xip`` of the snapshot taken now: ``xip`` and its floor only accounted's database's own.
+
+    The transactions still in progress are every database's of the server
+    (ids are the server's); one that stays open in another database (another
+    application's, or another test run's) can write no row of accounted's
+    table, and counting it would hold the floor down, so that a bulk change
+    is read again until it ends. ``pg_stat_activity`` is read after the
+    snapshot: a transaction it does not show any more (it ended meanwhile,
+    or it is a prepared one) counts as accounted's, which only ever reads
+    more.
+    """
+    cursor.execute("SELECT pg_current_snapshot()::text")
+    _xmin, xmax, xip = str(cursor.fetchone()[0]).split(":")
+    cursor.execute(
+        """SELECT backend_xid::text::bigint FROM pg_stat_activity
+           WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()"""
+    )
+    elsewhere = {xid for (xid,) in cursor.fetchall()}
+    ours = [xid for xid in (int(text) for text in xip.split(",") if text) if xid % _XID_EPOCH not in elsewhere]
+    return f"{min(ours, default=int(xmax))}:{xmax}:{','.join(map(str, ours))}"
+
+
 def current_snapshot() -> str | None:
-    """accounted's database's snapshot now, as text; None where ``_snapshots_work`` says no."""
+    """accounted's database's snapshot now, with its floor (``_snapshot_with_floor``); None: they don't work here."""
     if not _snapshots_work():
         return None
     with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute("SELECT pg_current_snapshot()::text")
-        return str(cursor.fetchone()[0])
+        return _snapshot_with_floor(cursor)
 
 
 def _unseen(seen: str, now: str) -> tuple[str, list[Any]]:
-    """The WHERE clause for rows whose ``xmin`` snapshot ``seen`` did not see committed.
+    """The WHERE clause for rows written by a transaction at or above ``seen``'s floor (``_changed_since``).
 
-    A snapshot's text is ``xmin:xmax:xip,...`` with 64-bit transaction ids;
-    a row's ``xmin`` is the 32-bit id. It is widened with the epoch of
-    ``now``'s ``xmax`` (every row this poll can see was written before that),
-    one epoch back if that puts it past ``now``. Ids below 3 are PostgreSQL's
-    own (bootstrap, frozen): always seen.
+    A row's ``xmin`` is a 32-bit id, the snapshots' ids 64-bit: it is widened
+    with the epoch of ``now``'s ``xmax`` (every row this poll can see was
+    written before that), one epoch back if that puts it past ``now``. Ids
+    below 3 are PostgreSQL's own (bootstrap, frozen): always seen.
     """
-    _xmin, seen_xmax, seen_xip = seen.split(":")
+    floor = int(seen.split(":")[0])
     ref = int(now.split(":")[1])
     base = ref - ref % _XID_EPOCH
     raw = "i.xmin::text::bigint"
     full = f"({raw} + {base} - CASE WHEN {raw} + {base} > {ref} THEN {_XID_EPOCH} ELSE 0 END)"
-    in_progress = [int(xid) for xid in seen_xip.split(",") if xid]
-    return f"{raw} >= 3 AND ({full} >= %s OR {full} = ANY(%s::bigint[]))", [int(seen_xmax), in_progress]
+    return f"{raw} >= 3 AND {full} >= %s", [floor]
 
 
 def _read_changes(since: dt.datetime, unseen: tuple[str, list[Any]] | None) -> tuple[int, dt.datetime | None, int]:

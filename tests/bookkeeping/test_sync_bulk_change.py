@@ -96,20 +96,28 @@ def late_writer() -> Iterator[psycopg.Connection[Any]]:
         yield connection
 
 
+@pytest.mark.parametrize("savepoint", [False, True], ids=["plain", "in-a-savepoint"])
 def test_a_transaction_that_commits_after_a_poll_moved_the_watermark_past_its_now_is_still_read(
-    fetched: list[int], late_writer: psycopg.Connection[Any]
+    fetched: list[int], late_writer: psycopg.Connection[Any], savepoint: bool
 ) -> None:
     company = factories.make_company()
     late = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": "taxi"})
     other = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": "buss"})
     sync.poll()
 
-    # It writes now, with this now(), and commits only after the next poll.
+    # It writes now, with this now(), and commits only after the next poll. In a
+    # savepoint (a PL/pgSQL EXCEPTION block makes one) the row's xmin is a
+    # subtransaction's id, which pg_current_snapshot() does not list.
+    late_writer.execute("SELECT txid_current()")  # the transaction's own id first, as PostgreSQL assigns them
+    if savepoint:
+        late_writer.execute("SAVEPOINT inner_block")
     late_writer.execute(
         'UPDATE public.invoice_inbox_items SET channel_context = channel_context || \'{"user_note": "sen"}\' '
         "WHERE id = %s",
         [late.id],
     )
+    if savepoint:
+        late_writer.execute("RELEASE SAVEPOINT inner_block")
     (held_at,) = late_writer.execute("SELECT now()").fetchone() or (None,)
     _run("UPDATE public.invoice_inbox_items SET channel_context = channel_context || '{\"user_note\": \"tidig\"}' "
          "WHERE id = %s", [other.id])  # fmt: skip
