@@ -22,6 +22,12 @@ measures in one process:
 - one idle poll (nothing changed) without an index on ``updated_at``, as
   accounted has it, and with one (created on the benchmark's own replica only);
 - a poll after 1 000 rows changed, and a full reconcile;
+- after one statement changed every row (a migration or backfill of
+  accounted's: one transaction, one ``now()``): the poll that reads it, the
+  idle polls after it (median), and the same idle polls as they were before
+  polls kept their snapshot (``SyncState.poll_snapshot`` cleared before
+  each: the overlap read again), with the rows each read
+  (``--bulk-only``: only these, after an initial sync in this process);
 - the list page and the list API for "needs an answer", with Django's test
   client as a logged-in superuser;
 - a naive list: the same page's rows and count straight from accounted's
@@ -258,6 +264,37 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     return figures
 
 
+def bulk_change(repeat: int) -> dict[str, Any]:
+    """One UPDATE of every row, then: the poll that reads it, the idle polls after it, and them without a snapshot."""
+    from reviewapp import sync
+    from reviewapp.models import SyncState
+
+    figures: dict[str, Any] = {}
+    _bookkeeping(
+        "UPDATE public.invoice_inbox_items"
+        " SET channel_context = jsonb_set(coalesce(channel_context, '{}'), '{user_note}', '\"bulk\"')"
+    )
+    reads: list[int] = []
+
+    def poll() -> None:
+        reads.append(sync.poll().read)
+
+    figures["bulk_first_poll_ms"] = _once(poll)
+    figures["bulk_first_poll_read"] = reads[-1]
+    reads.clear()
+    figures["bulk_idle_poll_ms"] = _median(poll, repeat)
+    figures["bulk_idle_poll_read"] = max(reads)
+    reads.clear()
+
+    def poll_as_before() -> None:
+        SyncState.objects.update(poll_snapshot=None)
+        poll()
+
+    figures["bulk_idle_poll_before_ms"] = _median(poll_as_before, repeat)
+    figures["bulk_idle_poll_before_read"] = max(reads)
+    return figures
+
+
 def _table(results: list[dict[str, Any]]) -> str:
     rows = [
         ("rows in accounted's table", "size", "{:,}"),
@@ -299,6 +336,7 @@ def main() -> None:
     parser.add_argument("--base-url", default=DEFAULT_BASE)
     parser.add_argument("--name", default="bench_sync", help="prefix of the two databases (default bench_sync)")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases")
+    parser.add_argument("--bulk-only", action="store_true", help="only the polls after a bulk change")
     args = parser.parse_args()
     review_url, bookkeeping_url = database_urls(args.base_url, f"{args.name}_review", f"{args.name}_bookkeeping")
     with bench_databases(review_url, bookkeeping_url, keep=args.keep, reuse=False):
@@ -306,9 +344,17 @@ def main() -> None:
         migrate()
         results = []
         for size in sorted(args.sizes):
+            if args.bulk_only:
+                from reviewapp import sync
+
+                _fill_to(size)
+                sync.poll()  # the initial sync, in this process
+                print(f"{size:,} rows: {bulk_change(args.repeat)}", flush=True)
+                continue
             results.append(measure(size, args.repeat))
             print(f"done: {size:,} rows {results[-1]}", file=sys.stderr, flush=True)
-        print(_table(results))
+        if results:
+            print(_table(results))
 
 
 if __name__ == "__main__":

@@ -214,6 +214,10 @@ class SyncState(models.Model):
     id = models.PositiveSmallIntegerField(primary_key=True, default=1)
     # The newest source updated_at seen; the next poll reads from a little before it.
     watermark = models.DateTimeField(null=True, blank=True)
+    # accounted's database's snapshot (pg_current_snapshot(), as text) that the
+    # last poll read in: the next one skips the rows it already saw there, so a
+    # bulk change inside the overlap is read once (reviewapp.sync.poll).
+    poll_snapshot = models.TextField(null=True, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_reconcile_at = models.DateTimeField(null=True, blank=True)
     # reviewapp.sync.RULES_VERSION when the read model was last built in full:

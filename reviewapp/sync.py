@@ -8,7 +8,10 @@ says about it, and this module keeps it in step:
 - ``poll``: reads the rows whose ``updated_at`` (set by accounted's trigger on
   every UPDATE) is at or after the watermark less ``OVERLAP`` (a transaction
   that started earlier can commit after a later one: its rows carry the older
-  time), recomputes them and moves the watermark to the newest time seen.
+  time), and of those only the ones written by a transaction that had not
+  ended when the previous poll took its snapshot (so a bulk change is read
+  once: ``_changed_since``), recomputes them and moves the watermark to the newest
+  time seen.
   The first poll, and the first after ``RULES_VERSION`` changed, walks the
   whole table in primary-key order instead. Each poll also reads accounted's
   companies into ``SyncState.companies`` (the list's company menu), and
@@ -411,6 +414,7 @@ class PassReport:
     ran: bool  # False when another process held the lock
     indexed: int = 0
     removed: int = 0
+    read: int = 0  # rows a poll read from accounted (an idle poll: none)
     resettled: int = 0  # app answers whose conversation mark was put back (reviewapp.answers.resettle)
 
 
@@ -434,22 +438,125 @@ def _state() -> SyncState:
     return state
 
 
-def _changed_since(since: dt.datetime) -> tuple[int, dt.datetime | None]:
-    """Index the rows with ``updated_at >= since``; the newest ``updated_at`` seen."""
-    done, newest = 0, None
+def _changed_since(since: dt.datetime, seen: str | None = None) -> tuple[int, dt.datetime | None, int, str | None]:
+    """Index the rows with ``updated_at >= since`` written by a transaction not yet ended at snapshot ``seen``.
+
+    Returns the rows indexed, the newest ``updated_at`` seen, the rows read
+    from accounted and the snapshot this poll read in (the next one's
+    ``seen``; None where snapshots cannot be used: inside the caller's own
+    transaction, as the tests' are, or before PostgreSQL 13).
+
+    Why a snapshot: the overlap reads rows again on purpose (a transaction
+    that commits late carries an older ``now()``), and ``_not_yet_indexed``
+    then writes nothing. But one statement that updated 200 000 rows (a
+    migration, a backfill) gave them all one ``updated_at``, and every poll
+    read all of them again until a newer change moved the watermark: 19 s per
+    poll. A row version's ``xmin`` is the transaction that wrote it. Each poll
+    records, with the snapshot it read in, a floor: the oldest transaction of
+    accounted's database still in progress then (or the snapshot's ``xmax``
+    when none was). Every row written by a transaction below the floor had
+    committed (or aborted) before that snapshot, so that poll read it or it
+    lies before the overlap: the next poll leaves it out in the query itself.
+    A late transaction was in progress then, so its id is at or above the
+    floor, and so are its subtransactions' (a subtransaction's id comes after
+    its parent's; ``pg_current_snapshot`` lists only top-level ids, which is
+    why a floor and not its ``xip`` list). Exact, where the overlap alone was
+    a guess plus a re-read.
+    """
+    if not _snapshots_work():
+        done, newest, read = _read_changes(since, None)
+        return done, newest, read, None
+    with transaction.atomic(using=BOOKKEEPING_DB):
+        with connections[BOOKKEEPING_DB].cursor() as cursor:
+            # Every batch of this poll reads in the one snapshot it records.
+            cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            now = _snapshot_with_floor(cursor)
+        done, newest, read = _read_changes(since, _unseen(seen, now) if seen else None)
+    return done, newest, read, now
+
+
+# pg_current_snapshot() and its text form came with PostgreSQL 13.
+SNAPSHOTS_FROM: Final = 130000
+_XID_EPOCH: Final = 1 << 32
+
+
+def _snapshots_work() -> bool:
+    """Whether this poll can read in a snapshot of its own and record it (see ``_changed_since``)."""
+    from reviewapp import sync_workers  # it builds on this module: import late
+
+    if not sync_workers.outside_transactions():
+        return False
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version_num')::int")
+        return bool(cursor.fetchone()[0] >= SNAPSHOTS_FROM)
+
+
+def _snapshot_with_floor(cursor: Any) -> str:
+    """``floor:xmax:xip`` of the snapshot taken now: ``xip`` and its floor only accounted's database's own.
+
+    The transactions still in progress are every database's of the server
+    (ids are the server's); one that stays open in another database (another
+    application's, or another test run's) can write no row of accounted's
+    table, and counting it would hold the floor down, so that a bulk change
+    is read again until it ends. ``pg_stat_activity`` is read after the
+    snapshot: a transaction it does not show any more (it ended meanwhile,
+    or it is a prepared one) counts as accounted's, which only ever reads
+    more.
+    """
+    cursor.execute("SELECT pg_current_snapshot()::text")
+    _xmin, xmax, xip = str(cursor.fetchone()[0]).split(":")
+    cursor.execute(
+        """SELECT backend_xid::text::bigint FROM pg_stat_activity
+           WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database()"""
+    )
+    elsewhere = {xid for (xid,) in cursor.fetchall()}
+    ours = [xid for xid in (int(text) for text in xip.split(",") if text) if xid % _XID_EPOCH not in elsewhere]
+    return f"{min(ours, default=int(xmax))}:{xmax}:{','.join(map(str, ours))}"
+
+
+def current_snapshot() -> str | None:
+    """accounted's database's snapshot now, with its floor (``_snapshot_with_floor``); None: they don't work here."""
+    if not _snapshots_work():
+        return None
+    with connections[BOOKKEEPING_DB].cursor() as cursor:
+        return _snapshot_with_floor(cursor)
+
+
+def _unseen(seen: str, now: str) -> tuple[str, list[Any]]:
+    """The WHERE clause for rows written by a transaction at or above ``seen``'s floor (``_changed_since``).
+
+    A row's ``xmin`` is a 32-bit id, the snapshots' ids 64-bit: it is widened
+    with the epoch of ``now``'s ``xmax`` (every row this poll can see was
+    written before that), one epoch back if that puts it past ``now``. Ids
+    below 3 are PostgreSQL's own (bootstrap, frozen): always seen.
+    """
+    floor = int(seen.split(":")[0])
+    ref = int(now.split(":")[1])
+    base = ref - ref % _XID_EPOCH
+    raw = "i.xmin::text::bigint"
+    full = f"({raw} + {base} - CASE WHEN {raw} + {base} > {ref} THEN {_XID_EPOCH} ELSE 0 END)"
+    return f"{raw} >= 3 AND {full} >= %s", [floor]
+
+
+def _read_changes(since: dt.datetime, unseen: tuple[str, list[Any]] | None) -> tuple[int, dt.datetime | None, int]:
+    """Index the rows with ``updated_at >= since`` (and ``unseen``'s clause): indexed, newest ``updated_at``, read."""
+    done, read, newest = 0, 0, None
+    extra, extra_params = (f" AND {unseen[0]}", unseen[1]) if unseen else ("", [])
     after: tuple[dt.datetime, uuid.UUID] | None = None
     while True:
         if after is None:
-            rows = _fetch("i.updated_at >= %s", [since], "i.updated_at, i.id", BATCH)
+            rows = _fetch(f"i.updated_at >= %s{extra}", [since, *extra_params], "i.updated_at, i.id", BATCH)
         else:
-            rows = _fetch("(i.updated_at, i.id) > (%s, %s)", list(after), "i.updated_at, i.id", BATCH)
+            where = f"(i.updated_at, i.id) > (%s, %s){extra}"
+            rows = _fetch(where, [*after, *extra_params], "i.updated_at, i.id", BATCH)
+        read += len(rows)
         fresh = _not_yet_indexed(rows)
         done += _write(fresh)
         if rows:
             newest = rows[-1][4]
             after = (rows[-1][4], rows[-1][0])
         if len(rows) < BATCH:
-            return done, newest
+            return done, newest, read
 
 
 def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -471,23 +578,27 @@ def poll() -> PassReport:
             with connections[BOOKKEEPING_DB].cursor() as cursor:
                 cursor.execute("SELECT now()")
                 started = cursor.fetchone()[0]
+            # Taken before the walk reads: what it saw committed, the walk reads.
+            snapshot = current_snapshot()
             from reviewapp import sync_bulk  # it builds on this module: import late
 
-            indexed = sync_bulk.walk_all("index" if state.watermark is None else "re-index")
+            indexed = read = sync_bulk.walk_all("index" if state.watermark is None else "re-index")
             state.watermark = max(started, state.watermark) if state.watermark else started
             state.rules_version = RULES_VERSION
         else:
-            indexed, newest = _changed_since(state.watermark - OVERLAP)
+            indexed, newest, read, snapshot = _changed_since(state.watermark - OVERLAP, state.poll_snapshot)
             if newest is not None and newest > state.watermark:
                 state.watermark = newest
+        state.poll_snapshot = snapshot
         _refresh_companies()
         state.last_poll_at = timezone.now()
         # Not ``companies``: _refresh_companies keeps that column itself.
-        state.save(update_fields=["watermark", "rules_version", "last_poll_at"])
+        state.save(update_fields=["watermark", "poll_snapshot", "rules_version", "last_poll_at"])
         from reviewapp.overview.events import copy_new  # the overview's copy of the question events
 
         copy_new()
-        return PassReport(ran=True, indexed=indexed, resettled=resettle_app_answers())
+        log.debug("poll: %d rows read from accounted, %d indexed", read, indexed)
+        return PassReport(ran=True, indexed=indexed, read=read, resettled=resettle_app_answers())
 
 
 def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:

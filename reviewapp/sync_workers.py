@@ -15,11 +15,17 @@ at one ``ctid``, so it lies in exactly one share: a row moved to another page
 by an update is neither read twice (the new table's primary key would refuse
 it) nor missed.
 
-Helpers are started with ``spawn``: a new interpreter that inherits no
-socket, lock or thread of this one (a forked child would share this
-process's database connections, and the test runner's threads). They are
-given this process's database settings, so they write to the same databases
-(the tests' too). Each writes its rows with COPY into the new table, which
+Helpers are new interpreters started as ``python -m reviewapp.sync_workers``:
+they inherit no socket, lock or thread of this one (a forked child would
+share this process's database connections, and the test runner's threads),
+and they never run the caller's own module. multiprocessing's ``spawn`` did
+(it imports ``__main__`` again in every child): a script that called
+``call_command("sync_index")`` without an ``if __name__ == "__main__"`` guard
+ran again in each helper and the pass failed. A helper is handed its work
+(this process's database settings, so it writes to the same databases, the
+tests' too; the snapshot; the shares) as a pickle on its stdin, reports on a
+pipe of its own, and takes shares through a counter in a file both lock
+(``_Counter``). Each writes its rows with COPY into the new table, which
 this process created and committed beforehand; a walk inside a transaction
 (the tests' own) is not shared out, as nothing else could see that table.
 
@@ -30,9 +36,15 @@ dropped by ``walk_all`` and the list goes on serving the old one.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
+import fcntl
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any, Final
 
 from django.conf import settings
@@ -66,9 +78,18 @@ def outside_transactions() -> bool:
     return not (connections["default"].in_atomic_block or connections[BOOKKEEPING_DB].in_atomic_block)
 
 
+def _settings_module() -> str | None:
+    """The settings module this process set Django up from (tests' overrides hide it from ``settings``)."""
+    return os.environ.get("DJANGO_SETTINGS_MODULE") or settings.SETTINGS_MODULE
+
+
 def can_share() -> bool:
-    """Whether helpers could see the new table and read their pages alone (PostgreSQL 14 or later)."""
-    if not outside_transactions():
+    """Whether helpers could see the new table and read their pages alone (PostgreSQL 14 or later).
+
+    Also whether they could set Django up as this process did: from a
+    settings module (not ``settings.configure()``).
+    """
+    if not outside_transactions() or not _settings_module():
         return False
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("SELECT current_setting('server_version_num')::int")
@@ -105,15 +126,34 @@ def _read_in_snapshot(snapshot: str | None) -> None:
     sync_bulk._without_statement_timeout()
 
 
-def _stage_shares(table: list[Share], taken: Any, into: str, report: Callable[[int], None]) -> int:
+class _Counter:
+    """How many shares the processes of one walk have taken: a number in a file, read and moved on under ``flock``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = os.open(path, os.O_RDWR)
+
+    def take(self) -> int:
+        """The next share's number (each number once, across processes)."""
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        try:
+            number = int.from_bytes(os.pread(self.fd, 8, 0) or bytes(8), "big")
+            os.pwrite(self.fd, (number + 1).to_bytes(8, "big"), 0)
+            return number
+        finally:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _stage_shares(table: list[Share], taken: _Counter, into: str, report: Callable[[int], None]) -> int:
     """Take the next untaken share of ``table`` (``taken`` counts them, across processes) until none is left."""
     from reviewapp import sync_bulk
 
     done = 0
     while True:
-        with taken.get_lock():
-            number = taken.value
-            taken.value += 1
+        number = taken.take()
         if number >= len(table):
             return done
         for rows in sync_bulk._rows(*share_filter(table[number])):
@@ -129,7 +169,17 @@ def walk_shared(into: str, progress: Any, count: int) -> int:
     starts late (it sets Django up first) or a share of bigger rows does not
     leave the others waiting at the end.
     """
-    context = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory(prefix="sync-shares-") as folder:
+        counter = str(Path(folder) / "taken")
+        Path(counter).write_bytes(bytes(8))
+        taken = _Counter(counter)
+        try:
+            return _walk_shared(into, progress, count, taken)
+        finally:
+            taken.close()
+
+
+def _walk_shared(into: str, progress: Any, count: int, taken: _Counter) -> int:
     with transaction.atomic(using=BOOKKEEPING_DB):
         _read_in_snapshot(None)
         with connections[BOOKKEEPING_DB].cursor() as cursor:
@@ -139,10 +189,9 @@ def walk_shared(into: str, progress: Any, count: int) -> int:
             )
             snapshot, pages = cursor.fetchone()
         table = shares(int(pages), count * SHARES_PER_PROCESS)
-        taken = context.Value("i", 0)
         helpers = _Helpers()
         try:
-            helpers.start(context, count - 1, (snapshot, table, taken, into))
+            helpers.start(count - 1, (snapshot, table, taken.path, into))
 
             def step(rows: int) -> None:
                 progress.step(rows)
@@ -161,27 +210,69 @@ class HelperFailed(RuntimeError):
     """A helper process of a shared walk failed; the pass fails with it."""
 
 
+class _Helper:
+    """One helper process and the reading end of its pipe."""
+
+    def __init__(self, name: str, process: subprocess.Popen[bytes]) -> None:
+        self.name, self.process = name, process
+
+    def join(self, timeout: float) -> None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout)
+
+    @property
+    def exitcode(self) -> int | None:
+        return self.process.poll()
+
+
+def _project_root() -> str:
+    """The folder ``reviewapp`` is imported from: where ``python -m reviewapp.sync_workers`` must look."""
+    return str(Path(__file__).resolve().parent.parent)
+
+
+def helper_pids() -> list[int]:
+    """The process ids of the helpers of the walk in progress (for the tests, which kill one)."""
+    return [helper.process.pid for helpers in list(_Helpers.live) for helper in helpers.running.values()]
+
+
 class _Helpers:
     """The helper processes of one shared walk, and what they have reported."""
 
+    live: Final[list[_Helpers]] = []
+
     def __init__(self) -> None:
-        self.running: dict[Connection, Any] = {}
+        self.running: dict[Connection, _Helper] = {}
         self.done = 0
 
-    def start(self, context: Any, count: int, work: tuple[str, list[Share], Any, str]) -> None:
-        """``count`` helpers on ``work``: (the snapshot, the shares, the counter of shares taken, the table)."""
+    def start(self, count: int, work: tuple[str, list[Share], str, str]) -> None:
+        """``count`` helpers on ``work``: (the snapshot, the shares, the share counter's file, the table)."""
         databases = {alias: dict(connections[alias].settings_dict) for alias in ("default", BOOKKEEPING_DB)}
+        payload = pickle.dumps((databases, *work))
+        env = dict(os.environ)
+        env["DJANGO_SETTINGS_MODULE"] = str(_settings_module())
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [_project_root(), env.get("PYTHONPATH")]))
+        _Helpers.live.append(self)
         for number in range(1, count + 1):
-            reader, writer = context.Pipe(duplex=False)
-            process = context.Process(
-                target=_helper_main,
-                args=(databases, *work, writer),
-                name=f"sync-share-{number}",
-                daemon=True,
-            )
-            process.start()
-            writer.close()  # the helper holds the only writing end: its exit closes the pipe
-            self.running[reader] = process
+            read_fd, write_fd = os.pipe()
+            try:
+                process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                    [sys.executable, "-m", "reviewapp.sync_workers", str(write_fd)],
+                    stdin=subprocess.PIPE,
+                    env=env,
+                    pass_fds=(write_fd,),
+                    close_fds=True,
+                )
+            except BaseException:
+                os.close(read_fd)
+                raise
+            finally:
+                os.close(write_fd)  # the helper holds the only writing end: its exit closes the pipe
+            reader = Connection(read_fd, writable=False)
+            self.running[reader] = _Helper(f"sync-share-{number}", process)
+            assert process.stdin is not None
+            with contextlib.suppress(BrokenPipeError):  # it died at once: its pipe says so
+                process.stdin.write(payload)
+                process.stdin.close()
 
     def collect(self, progress: Any, *, timeout: float) -> None:
         """Take every message waiting (rows done, a share finished, a failure)."""
@@ -205,28 +296,37 @@ class _Helpers:
                 raise HelperFailed(f"{process.name} failed: {value}")
 
     def finish(self, progress: Any) -> int:
-        while self.running:
-            self.collect(progress, timeout=CHECK_EVERY_S)
+        try:
+            while self.running:
+                self.collect(progress, timeout=CHECK_EVERY_S)
+        finally:
+            self._forget()
         return self.done
 
     def stop(self) -> None:
         for reader, process in self.running.items():
             with contextlib.suppress(Exception):
-                process.terminate()
+                process.process.terminate()
                 process.join(STOP_WAIT_S)
                 reader.close()
         self.running.clear()
+        self._forget()
+
+    def _forget(self) -> None:
+        with contextlib.suppress(ValueError):
+            _Helpers.live.remove(self)
 
 
-def _helper_main(
-    databases: dict[str, dict[str, Any]], snapshot: str, table: list[Share], taken: Any, into: str, out: Connection
-) -> None:
-    """A helper process: set Django up on the parent's databases and stage shares until none is left."""
+def _helper_main(out_fd: int) -> None:
+    """A helper process: read its work from stdin, set Django up on the parent's databases, stage shares."""
     import django
 
-    settings.DATABASES = databases
-    django.setup()
+    out = Connection(out_fd, readable=False)
+    databases, snapshot, table, counter, into = pickle.load(sys.stdin.buffer)  # noqa: S301 - from our parent
+    taken = _Counter(counter)
     try:
+        settings.DATABASES = databases
+        django.setup()
         with transaction.atomic(using=BOOKKEEPING_DB):
             _read_in_snapshot(snapshot)
             done = _stage_shares(table, taken, into, lambda rows: out.send(("rows", rows)))
@@ -236,4 +336,9 @@ def _helper_main(
         raise
     finally:
         connections.close_all()
+        taken.close()
         out.close()
+
+
+if __name__ == "__main__":  # python -m reviewapp.sync_workers <fd>: a helper (``_Helpers.start``)
+    _helper_main(int(sys.argv[1]))

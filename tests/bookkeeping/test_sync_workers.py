@@ -6,7 +6,6 @@ their own and see only what is committed.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
@@ -175,9 +174,9 @@ def test_a_helper_that_dies_fails_the_pass_and_the_list_keeps_its_rows(
 
     def killing_helpers(rows: Any, into: str = sync_bulk.STAGING) -> int:
         if not killed:
-            for helper in multiprocessing.active_children():
-                os.kill(helper.pid, signal.SIGKILL)  # out of memory, say
-                killed.append(helper.pid)
+            for pid in sync_workers.helper_pids():
+                os.kill(pid, signal.SIGKILL)  # out of memory, say
+                killed.append(pid)
         return stage(rows, into)
 
     monkeypatch.setattr(sync_bulk, "_stage", killing_helpers)

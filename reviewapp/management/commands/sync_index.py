@@ -9,6 +9,14 @@ loops: a poll every ``--interval`` seconds (2 by default) and a reconcile
 ``--reconcile-every`` seconds. Any number of hosts may run it: each pass
 takes an advisory lock, so one works and the others skip that round.
 
+When nothing has changed for ``IDLE_AFTER`` (60 s: no row indexed, removed
+or re-settled), the polls slow down: each quiet poll doubles the wait, up to
+``--idle-interval`` (10 s by default) and never more than a quarter of
+``SYNC_STALE_AFTER``, so the list never calls the read model stale because
+the sync was resting. The first poll that finds a change goes back to
+``--interval``. An idle poll reads no rows from accounted
+(``sync._changed_since``), but it still asks; this asks less often.
+
 When a pass fails (a database restarts, the network drops), the loop keeps
 going and backs off: it waits 1 s, then 2, 4, ... up to 60 s between
 tries, logging one warning per try, and goes back to its interval as soon
@@ -28,6 +36,7 @@ import logging
 import time
 from typing import Any, Final
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
@@ -38,6 +47,11 @@ log = logging.getLogger(__name__)
 BACKOFF_FIRST: Final = 1.0  # seconds before the first retry after a failed pass
 BACKOFF_MAX: Final = 60.0  # the longest wait between retries during an outage
 ERROR_MAX_CHARS: Final = 300
+IDLE_AFTER: Final = 60.0  # seconds without a change before the polls slow down
+IDLE_INTERVAL: Final = 10.0  # the longest wait between idle polls (--idle-interval's default)
+# The idle wait stays under this share of SYNC_STALE_AFTER: a poll, however
+# slow, then refreshes the read model's age long before the list calls it stale.
+STALE_SHARE: Final = 0.25
 
 
 def _describe(error: BaseException) -> str:
@@ -72,6 +86,34 @@ class Backoff:
         return lasted
 
 
+class Pace:
+    """The wait between polls: ``interval`` while rows change; after ``idle_after`` of quiet, doubling to ``most``."""
+
+    def __init__(self, interval: float, most: float, idle_after: float = IDLE_AFTER) -> None:
+        self.interval, self.idle_after = interval, idle_after
+        self.most = max(interval, most)
+        self.wait = interval
+        self.quiet_since: float | None = None
+
+    def next(self, changed: bool, now: float) -> float:
+        """The wait after a poll that found a change (``changed``) or nothing, at ``now``."""
+        if changed or self.quiet_since is None:  # quiet from the last change found (or the first poll)
+            self.quiet_since = now
+            self.wait = self.interval
+        elif now - self.quiet_since >= self.idle_after:
+            self.wait = min(self.wait * 2, self.most)
+        return self.wait
+
+
+def idle_ceiling(asked: float) -> float:
+    """``--idle-interval``, but never more than ``STALE_SHARE`` of ``SYNC_STALE_AFTER``."""
+    return min(asked, settings.SYNC_STALE_AFTER * STALE_SHARE)
+
+
+def _changed(report: sync.PassReport) -> bool:
+    return bool(report.indexed or report.removed or report.resettled)
+
+
 class Command(BaseCommand):
     help = "Index accounted's inbox items into the review database (the list's read model)."
 
@@ -80,6 +122,13 @@ class Command(BaseCommand):
         parser.add_argument("--interval", type=float, default=2.0, help="seconds between polls (default 2)")
         parser.add_argument(
             "--reconcile-every", type=float, default=300.0, help="seconds between full reconciles (default 300)"
+        )
+        parser.add_argument(
+            "--idle-interval",
+            type=float,
+            default=IDLE_INTERVAL,
+            help=f"the longest wait between polls after {IDLE_AFTER:g} s without a change "
+            f"(default {IDLE_INTERVAL:g}; at most a quarter of SYNC_STALE_AFTER)",
         )
         parser.add_argument("--reconcile", action="store_true", help="also reconcile in a single pass")
         # For tests and benchmarks: stop after this many seconds (0: never).
@@ -95,11 +144,16 @@ class Command(BaseCommand):
         deadline = started + options["max_seconds"] if options["max_seconds"] else None
         next_reconcile = 0.0
         backoff = Backoff()
+        pace = Pace(options["interval"], idle_ceiling(options["idle_interval"]))
         while deadline is None or time.monotonic() < deadline:
             try:
-                self._report("poll", sync.poll(), quiet=True)
+                polled = sync.poll()
+                self._report("poll", polled, quiet=True)
+                changed = _changed(polled)
                 if time.monotonic() >= next_reconcile:
-                    self._report("reconcile", sync.reconcile(), quiet=True)
+                    reconciled = sync.reconcile()
+                    self._report("reconcile", reconciled, quiet=True)
+                    changed = changed or _changed(reconciled)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
             except Exception as error:  # a lost connection or a restart of either database must not end the loop
                 with contextlib.suppress(Exception):  # a broken connection may fail to close, too
@@ -113,7 +167,7 @@ class Command(BaseCommand):
                     wait,
                 )
             else:
-                wait = options["interval"]
+                wait = pace.next(changed, time.monotonic())
                 lasted = backoff.succeeded(time.monotonic())
                 if lasted is not None:
                     log.warning("sync_index: the databases answer again after %d s of failed passes; resumed", lasted)
