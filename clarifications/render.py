@@ -88,11 +88,11 @@ class _Flat:
     def __call__(self, text: str) -> str:
         return self.part(text)[0]
 
-    def part(self, text: str) -> tuple[str, bool]:
-        """The value flattened, or its exact start, and whether it is whole."""
+    def part(self, text: str, *, at_least: int = 0) -> tuple[str, bool]:
+        """The value flattened, or its exact start (``at_least`` characters if it has them), and whether it is whole."""
         if self.bound is None:
             return flatten(text), True
-        flat, whole = flatten_prefix(text, self.bound)
+        flat, whole = flatten_prefix(text, max(self.bound, at_least))
         if not whole:
             self.whole = False
             self.left_out += len(text) - len(flat)
@@ -114,22 +114,28 @@ def _names(participants: tuple[Participant, ...], flat: _Flat) -> list[str]:
     names: list[str] = []
     joined = 0  # the length of the names joined so far
     for index, participant in enumerate(participants):
-        if flat.bound is not None and joined >= flat.bound:
+        if flat.bound is not None and names and joined >= flat.bound:
             flat.skip(participants[index:])
             break
-        name, whole = flat.part(participant.name)
+        # At least a character of each, so a cut one is known not to be empty
+        # (the names joined are cut to the bound at the end).
+        name, whole = flat.part(participant.name, at_least=1)
         if not whole:  # a name longer than the bound: not empty, and the end of what is known
             names.append(name)
+            flat.left_out += len(participant.company or "") + len(ph.COMPANY_OPEN + ph.COMPANY_CLOSE)
             flat.skip(participants[index + 1 :])
             break
-        company, whole = flat.part(participant.company) if participant.company else (None, True)
+        company, whole = flat.part(participant.company, at_least=1) if participant.company else (None, True)
         if not whole:
             # Known: the company is not empty (then "name (company…"), or the
-            # cut saw none of it (then only the name is known to come).
+            # window saw only block markers (then only the name is known to
+            # come, and nothing at all if the name is empty: a part, even the
+            # line, that the reference may have is then left out, still cut).
             if company:
                 names.append(name + ph.COMPANY_OPEN + company)
             elif name:
                 names.append(name)
+            flat.left_out += len(participant.company or "") + len(ph.COMPANY_OPEN + ph.COMPANY_CLOSE)
             flat.skip(participants[index + 1 :])
             break
         if company:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from clarifications import render_item
 from clarifications.flattening import WINDOW_FACTOR, flatten_prefix
@@ -112,3 +114,30 @@ def test_a_hundred_thousand_participants_give_the_first_names_exactly_and_say_th
         "syfte (uppgivet av användaren): Kundmiddag",
     ]
     assert rendered.lines_most_chars >= len("deltagare (uppgivna av användaren): " + names)
+
+
+HOSTILE_TEXT = st.text(alphabet=st.sampled_from([*" \t\n\u00a0\ufeff#>`*_|-+", "a", "b"]), max_size=60)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    people=st.lists(st.fixed_dictionaries({"name": HOSTILE_TEXT, "company": HOSTILE_TEXT}), max_size=8),
+    note=HOSTILE_TEXT,
+    bound=st.integers(min_value=0, max_value=12),
+)
+def test_a_bounded_rendering_is_always_the_start_of_the_whole_one(
+    people: list[dict[str, str]], note: str, bound: int
+) -> None:
+    """Cut or not, each bounded line starts the line the reference renders; whole means equal."""
+    ctx = {"channel": "whatsapp", "user_note": note, "representation": {"participants": people}}
+
+    rendered = render_item(ctx, None, None, max_value_chars=bound)
+    whole = render_item(ctx, None, None, max_value_chars=10_000)
+
+    assert whole.whole
+    assert len(rendered.lines) == len(whole.lines)
+    for cut, full in zip(rendered.lines, whole.lines, strict=True):
+        assert full.startswith(cut)
+    if rendered.whole:
+        assert rendered.lines == whole.lines
+    assert rendered.lines_most_chars >= whole.lines_most_chars
