@@ -48,6 +48,13 @@ JSON_INDENT_DEPTH: Final = 6
 AGENT_VIEW_MAX_CHARS: Final = 100_000
 #: The prompt lines (the API's "lines"; the page shows them inside the agent view).
 LINES_MAX_CHARS: Final = 100_000
+#: Each free-text value of the prompt lines (a note, a purpose, the
+#: participants' names together) is rendered to at most this many
+#: characters: one more than the lines and the agent view ever show, so a
+#: value that renders whole within it is shown exactly, and a longer one is
+#: cut and says so, in time bounded by this (``clarifications.render_item``),
+#: not by the stored size (a 26 MB note once took 5-9 s per page).
+RENDERED_VALUE_MAX_CHARS: Final = max(LINES_MAX_CHARS, AGENT_VIEW_MAX_CHARS) + 1
 
 #: Each free-text thing the human said: purpose, event date, the two raw
 #: answers, the note, the caption (``HUMAN_FIELDS`` of them).
