@@ -32,6 +32,8 @@ class RenderedItem:
     notes: str | None
     agent_view: list[str]
     problems: list[str]
+    # The channel_context's own problems (``analyse``'s), without the item's.
+    context_problems: tuple[str, ...]
     whole: bool
     lines_most_chars: int
     agent_view_most_chars: int
@@ -51,6 +53,7 @@ def render_item(
     bounded = render_lines_bounded(summary, max_value_chars)
     notes = notes_from(reading)
     problems = reading.problems
+    context_problems = tuple(problems)
     view = agent_view(agent_bullet(document_id, extracted_data, problems), bounded.lines)
     shown_lines = sum(len(line) for line in bounded.lines) + max(len(bounded.lines) - 1, 0)
     shown_view = sum(len(line) for line in view) + len(view) - 1
@@ -61,6 +64,7 @@ def render_item(
         notes=notes,
         agent_view=view,
         problems=problems,
+        context_problems=context_problems,
         whole=bounded.whole,
         lines_most_chars=bounded.most_chars,
         # The agent view holds each line once, indented: only the lines' cut values differ.
