@@ -258,6 +258,8 @@ class TextBudget:
 # Strings longer than this are escaped piece by piece, so a 26 MB string
 # never exists twice (escaped) in memory.
 _CHUNK: Final = 64 * 1024
+#: Text in a value ``capped_json`` writes whole with ``json.dumps`` (memory: about that many bytes).
+_DUMPED_MAX_CHARS: Final = 8_000_000
 _END: Final = object()
 
 
@@ -272,8 +274,8 @@ def capped_json(value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: i
 
         capped_json({"a": {"b": [1]}}, max_depth=1).text  # '{\\n  "a": {"b": [1]}\\n}'
 
-    A value indented throughout is written by ``json.dumps`` in C and cut
-    (``_dumped``). Otherwise only ``max_chars`` characters are ever kept, and
+    A value indented throughout with up to 8 M characters of text is
+    written by ``json.dumps`` in C and cut (``_dumped``). Otherwise only ``max_chars`` characters are ever kept, and
     the rest of the value is still walked (without writing) to count
     ``original_chars``, the length the whole text would have: that costs
     time in proportion to the value (a 26 MB string is counted in 64 KB
@@ -307,9 +309,11 @@ def _dumped(value: Any, max_depth: int) -> str | None:
     (``max_depth`` 0: none is), and the value is JSON Python can print. A
     100 000-participant context took 1.5 s through ``_pieces`` alone, twice
     per item page (the raw panel, and the API's length of it); the walk
-    below looks only at containers, and the writing is ``json``'s own.
+    below looks only at containers, and the writing is ``json``'s own. A
+    value with more text than ``_DUMPED_MAX_CHARS`` stays with ``_pieces``,
+    which never holds the whole text (one 26 MB string costs it little).
     """
-    if max_depth > 0 and not _indented_throughout(value, max_depth):
+    if not _small_and_indented_throughout(value, max_depth):
         return None
     try:
         return json.dumps(value, ensure_ascii=False, indent=2 if max_depth > 0 else None)
@@ -317,17 +321,28 @@ def _dumped(value: Any, max_depth: int) -> str | None:
         return None
 
 
-def _indented_throughout(root: Any, max_depth: int) -> bool:
-    """Whether every non-empty container of ``root`` is above depth ``max_depth``."""
+def _small_and_indented_throughout(root: Any, max_depth: int) -> bool:
+    """Whether every non-empty container of ``root`` is above depth ``max_depth``, and its texts
+    together are at most ``_DUMPED_MAX_CHARS`` (so writing it whole costs little memory)."""
+    if isinstance(root, str):
+        return len(root) <= _DUMPED_MAX_CHARS
     if not isinstance(root, dict | list | tuple):
         return True
+    chars = 0
     stack: list[tuple[Any, int]] = [(root, 0)]
     while stack:
         node, level = stack.pop()
-        members = node.values() if isinstance(node, dict) else node
+        if isinstance(node, dict):
+            members = list(node.values())
+            chars += sum(len(key) for key in node if isinstance(key, str))
+        else:
+            members = list(node)
         if not members:
             continue
-        if level >= max_depth:
+        if level >= max_depth and max_depth > 0:
+            return False
+        chars += sum(len(member) for member in members if isinstance(member, str))
+        if chars > _DUMPED_MAX_CHARS:
             return False
         stack.extend((member, level + 1) for member in members if isinstance(member, dict | list | tuple))
     return True
