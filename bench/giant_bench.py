@@ -1,10 +1,11 @@
 """Benchmark of the item page and the answer page of a giant row beside an ordinary one (issue 35, part 3).
 
     .venv/bin/python bench/giant_bench.py [--repeat 9] [--chars 26000000] [--participants 100000]
-        [--base-url postgres://postgres@127.0.0.1:5432] [--keep] [--reuse] [--profile [RENDERS]]
+        [--base-url postgres://postgres@127.0.0.1:5432] [--name bench_giant] [--keep] [--reuse]
+        [--profile [RENDERS]]
 
-Creates two databases of its own (``bench_giant_review`` and
-``bench_giant_bookkeeping``; never the test or server databases), builds the
+Creates two databases of its own (``<name>_review`` and ``<name>_bookkeeping``,
+``bench_giant`` unless ``--name``; never the test or server databases), builds the
 bookkeeping replica and migrates the review database, seeds 20 demo items
 (``seed_demo``), then writes beside an ordinary item with an open question
 copies of it whose ``channel_context`` holds, each with the same open question:
@@ -47,8 +48,6 @@ from common import (
     time_round_robin,
 )
 
-REVIEW_DB = "bench_giant_review"
-BOOKKEEPING_DB_NAME = "bench_giant_bookkeeping"
 PROFILE_TOP = 25
 OPEN_QUESTION = {"type": "context", "status": "moved_to_app", "asked_at": "2026-11-01T09:00:00Z"}
 
@@ -153,6 +152,7 @@ def main() -> None:
     parser.add_argument("--chars", type=int, default=26_000_000, help="characters of a giant text (default 26 M)")
     parser.add_argument("--participants", type=int, default=100_000, help="participants of the giant list")
     parser.add_argument("--base-url", default=DEFAULT_BASE, help="the PostgreSQL server (default: the local one)")
+    parser.add_argument("--name", default="bench_giant", help="the databases' name prefix (default bench_giant)")
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases afterwards")
     parser.add_argument("--reuse", action="store_true", help="measure the databases a --keep run left")
     parser.add_argument(
@@ -161,7 +161,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.repeat < 2:
         parser.error("--repeat must be 2 or more (a median and a 90th percentile)")
-    review_url, bookkeeping_url = database_urls(args.base_url, REVIEW_DB, BOOKKEEPING_DB_NAME)
+    review_url, bookkeeping_url = database_urls(args.base_url, f"{args.name}_review", f"{args.name}_bookkeeping")
     with bench_databases(review_url, bookkeeping_url, keep=args.keep, reuse=args.reuse):
         setup_django(review_url, bookkeeping_url)
         migrate()
