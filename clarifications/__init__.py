@@ -7,6 +7,7 @@ never imports Django. Functions take the parsed ``channel_context`` JSON and
 return plain values; no JSON value makes them raise.
 """
 
+from clarifications.bounded import RenderedItem, render_item
 from clarifications.cli import render_case
 from clarifications.flattening import flatten
 from clarifications.model import (
@@ -17,19 +18,23 @@ from clarifications.model import (
     Representation,
 )
 from clarifications.reading import analyse, summarise
-from clarifications.render import render_agent_view, render_lines, render_notes
+from clarifications.render import BoundedLines, render_agent_view, render_lines, render_lines_bounded, render_notes
 
 __all__ = [
     "Analysis",
+    "BoundedLines",
     "Clarifications",
     "OpenQuestion",
     "Participant",
+    "RenderedItem",
     "Representation",
     "analyse",
     "flatten",
     "render_agent_view",
     "render_case",
+    "render_item",
     "render_lines",
+    "render_lines_bounded",
     "render_notes",
     "summarise",
 ]

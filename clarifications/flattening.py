@@ -25,6 +25,11 @@ _LEADING_MARKERS = re.compile(r"(?:[#>|`]+ *|[-*+] +)+")
 # first. Most names, purposes and dates pass these C-speed checks.
 _MAY_CHANGE: Final = re.compile("[" + JS_WHITESPACE.replace(" ", "") + "#>`*_|]")
 _MARKER_START: Final = frozenset(" #>|`*+-")
+# A character the leading-marker pattern cannot take: once one is in a
+# window, what the pattern removes is decided inside the window.
+_NOT_MARKER: Final = re.compile(r"[^#>|`*+\- ]")
+#: ``flatten_prefix`` reads at most this many times ``max_chars`` characters.
+WINDOW_FACTOR: Final = 16
 
 
 def flatten(text: str) -> str:
@@ -52,3 +57,43 @@ def flatten(text: str) -> str:
     if match is not None:
         text = text[match.end() :]
     return text.strip(" ")
+
+
+def flatten_prefix(text: str, max_chars: int) -> tuple[str, bool]:
+    """The start of ``flatten(text)``, at most ``max_chars`` characters, read from a bounded window.
+
+    Returns the text and whether it is all of ``flatten(text)``. When it is
+    not, it is still exactly the first characters of ``flatten(text)``
+    (usually ``max_chars`` of them, fewer when the window is mostly white
+    space), computed from at most ``WINDOW_FACTOR * max_chars`` characters of
+    ``text``, so a 26 MB note costs what a 1.6 MB one does::
+
+        flatten_prefix("a  b", 10)  # ("a b", True)
+        flatten_prefix("#  a  b c", 3)  # ("a b", False)
+
+    Why a window gives an exact prefix: each step of ``flatten`` works left
+    to right, so on a prefix of the text white-space and marker runs cut at
+    the window's end give the same first character, and the end trim only
+    removes a trailing space, which the whole text would follow with more.
+    The leading-marker removal is the one step that can look arbitrarily far;
+    it is decided inside the window once the window holds a character the
+    pattern cannot take (else nothing is claimed: the empty text, cut).
+    """
+    if max_chars < 0:
+        raise ValueError("max_chars must not be negative")
+    limit = WINDOW_FACTOR * max(max_chars, 1)
+    if len(text) <= limit:
+        flat = flatten(text)
+        return (flat, True) if len(flat) <= max_chars else (flat[:max_chars], False)
+    window = 2 * max(max_chars, 1)
+    while True:
+        window = min(window, limit)
+        collapsed = _MARKDOWN_RUN.sub(r"\1", collapse_whitespace(text[:window]))
+        if _NOT_MARKER.search(collapsed) is not None:
+            match = _LEADING_MARKERS.match(collapsed)
+            flat = (collapsed[match.end() :] if match is not None else collapsed).strip(" ")
+            if len(flat) > max_chars or window == limit:
+                return flat[:max_chars], False
+        elif window == limit:
+            return "", False
+        window *= 4

@@ -1,10 +1,12 @@
 """The three texts made from a channel_context: prompt lines, verifikat notes
 and the categorisation agent's view of one linked inbox underlag."""
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 from clarifications import phrases as ph
-from clarifications.flattening import flatten
+from clarifications.flattening import flatten, flatten_prefix
 from clarifications.jstext import has_astral, js_trim, js_trim_end, utf16_length, utf16_prefix
 from clarifications.model import Clarifications, OpenQuestion, Participant
 from clarifications.numbers import format_sv
@@ -17,7 +19,7 @@ _DROPPED_WIDTH: Final = len(ph.NOTES_DROPPED.format(count=""))
 _WHAT: Final = {"representation": ph.ASK_REPRESENTATION, "resend": ph.ASK_RESEND}
 
 
-def _open_question_line(question: OpenQuestion, channel: str | None) -> str:
+def _open_question_line(question: OpenQuestion, channel: str | None, flat: Callable[[str], str] = flatten) -> str:
     if channel == "whatsapp":
         via = ph.WHATSAPP_LABEL
     elif channel is None:
@@ -25,7 +27,7 @@ def _open_question_line(question: OpenQuestion, channel: str | None) -> str:
     else:
         # The reference prints the channel raw; flattening keeps the
         # one-line guarantee and is the identity for every real channel.
-        via = flatten(channel)
+        via = flat(channel)
     what = _WHAT.get(question.type or "", ph.ASK_CONTEXT)
     where = (ph.WHERE_MOVED_TO_APP if question.status == "moved_to_app" else ph.WHERE_OPEN).format(via=via)
     return ph.OPEN_QUESTION_LINE.format(what=what, where=where)
@@ -40,38 +42,145 @@ def render_lines(c: Clarifications | None) -> list[str]:
     non-blank but flattens to nothing keeps its line, as in the reference:
     a note of ``"#"`` renders ``"anteckning från användaren: "``.
     """
+    return _render_lines(c, None).lines
+
+
+@dataclass(frozen=True, slots=True)
+class BoundedLines:
+    """The prompt lines with each free-text value rendered to at most a bound.
+
+    ``whole``: every value was rendered whole, so ``lines`` is exactly
+    ``render_lines``. Otherwise each cut value (the participants' names
+    together count as one) is exactly the first ``max_value_chars``
+    characters of what ``render_lines`` would have put there, or fewer (see
+    ``flatten_prefix``), and ``most_chars`` is at least the length of
+    ``"\n".join(render_lines(c))``: the cut values counted as stored, since
+    flattening never lengthens a text. When ``whole`` it is that length.
+    """
+
+    lines: list[str]
+    whole: bool
+    most_chars: int
+
+
+def render_lines_bounded(c: Clarifications | None, max_value_chars: int) -> BoundedLines:
+    """``render_lines`` in time bounded by ``max_value_chars``, whatever the size of the values.
+
+    A value whose rendering fits is rendered exactly as by ``render_lines``;
+    a larger one is cut (``BoundedLines``), without reading more than a
+    window of it: a 26 MB note costs what a 2 MB one does.
+    """
+    if max_value_chars < 0:
+        raise ValueError("max_value_chars must not be negative")
+    return _render_lines(c, max_value_chars)
+
+
+class _Flat:
+    """``flatten``, or with a bound ``flatten_prefix``, counting what a cut left out."""
+
+    __slots__ = ("bound", "left_out", "whole")
+
+    def __init__(self, bound: int | None) -> None:
+        self.bound = bound
+        self.whole = True
+        self.left_out = 0  # stored characters not rendered, an upper bound on what the cuts hid
+
+    def __call__(self, text: str) -> str:
+        return self.part(text)[0]
+
+    def part(self, text: str, *, at_least: int = 0) -> tuple[str, bool]:
+        """The value flattened, or its exact start (``at_least`` characters if it has them), and whether it is whole."""
+        if self.bound is None:
+            return flatten(text), True
+        flat, whole = flatten_prefix(text, max(self.bound, at_least))
+        if not whole:
+            self.whole = False
+            self.left_out += len(text) - len(flat)
+        return flat, whole
+
+    def skip(self, participants: tuple[Participant, ...]) -> None:
+        """Participants not rendered at all: counted as stored, with their separators."""
+        self.whole = False
+        extra = len(ph.COMPANY_OPEN + ph.COMPANY_CLOSE + ph.PARTICIPANT_SEPARATOR)
+        self.left_out += sum(len(p.name) + len(p.company or "") + extra for p in participants)
+
+
+def _names(participants: tuple[Participant, ...], flat: _Flat) -> list[str]:
+    """Each participant's part of the line; with a bound, only as many as fill it.
+
+    A part whose name or company is cut ends the list there, so the names
+    joined are always the exact start of the reference's.
+    """
+    names: list[str] = []
+    joined = 0  # the length of the names joined so far
+    for index, participant in enumerate(participants):
+        if flat.bound is not None and names and joined >= flat.bound:
+            flat.skip(participants[index:])
+            break
+        # At least a character of each, so a cut one is known not to be empty
+        # (the names joined are cut to the bound at the end).
+        name, whole = flat.part(participant.name, at_least=1)
+        if not whole:  # a name longer than the bound: not empty, and the end of what is known
+            names.append(name)
+            flat.left_out += len(participant.company or "") + len(ph.COMPANY_OPEN + ph.COMPANY_CLOSE)
+            flat.skip(participants[index + 1 :])
+            break
+        company, whole = flat.part(participant.company, at_least=1) if participant.company else (None, True)
+        if not whole:
+            # Known: the company is not empty (then "name (company…"), or the
+            # window saw only block markers (then only the name is known to
+            # come, and nothing at all if the name is empty: a part, even the
+            # line, that the reference may have is then left out, still cut).
+            if company:
+                names.append(name + ph.COMPANY_OPEN + company)
+            elif name:
+                names.append(name)
+            flat.left_out += len(participant.company or "") + len(ph.COMPANY_OPEN + ph.COMPANY_CLOSE)
+            flat.skip(participants[index + 1 :])
+            break
+        if company:
+            names.append(name + ph.COMPANY_OPEN + company + ph.COMPANY_CLOSE)
+        elif name:
+            names.append(name)
+        else:
+            continue
+        joined += len(names[-1]) + (len(ph.PARTICIPANT_SEPARATOR) if len(names) > 1 else 0)
+    return names
+
+
+def _render_lines(c: Clarifications | None, bound: int | None) -> BoundedLines:
     if c is None:
-        return []
+        return BoundedLines([], True, 0)
+    flat = _Flat(bound)
     lines: list[str] = []
     representation = c.representation
     if representation is not None:
-        names: list[str] = []
-        for participant in representation.participants:
-            name = flatten(participant.name)
-            company = flatten(participant.company) if participant.company else None
-            if company:
-                names.append(name + ph.COMPANY_OPEN + company + ph.COMPANY_CLOSE)
-            elif name:
-                names.append(name)
+        names = _names(representation.participants, flat)
         if names:
-            lines.append(ph.PARTICIPANTS_PREFIX + ph.PARTICIPANT_SEPARATOR.join(names))
+            joined = ph.PARTICIPANT_SEPARATOR.join(names)
+            if bound is not None and len(joined) > bound:
+                flat.whole = False
+                flat.left_out += len(joined) - bound
+                joined = joined[:bound]
+            lines.append(ph.PARTICIPANTS_PREFIX + joined)
         if representation.purpose:
-            lines.append(ph.PURPOSE_PREFIX + flatten(representation.purpose))
+            lines.append(ph.PURPOSE_PREFIX + flat(representation.purpose))
     if c.event_date:
-        lines.append(ph.EVENT_DATE_PREFIX + flatten(c.event_date))
+        lines.append(ph.EVENT_DATE_PREFIX + flat(c.event_date))
     if c.representation_purpose_missing:
         lines.append(ph.PURPOSE_MISSING_LINE)
     if c.representation_denied:
         lines.append(ph.DENIED_LINE)
     user_note = c.user_note
     if user_note:
-        lines.append(ph.USER_NOTE_PREFIX + flatten(user_note))
+        lines.append(ph.USER_NOTE_PREFIX + flat(user_note))
     answer = c.context_answer_raw
     if answer and answer != user_note:
-        lines.append(ph.CONTEXT_ANSWER_PREFIX + flatten(answer))
+        lines.append(ph.CONTEXT_ANSWER_PREFIX + flat(answer))
     if c.open_question is not None:
-        lines.append(_open_question_line(c.open_question, c.channel))
-    return lines
+        lines.append(_open_question_line(c.open_question, c.channel, flat))
+    shown = sum(len(line) for line in lines) + max(len(lines) - 1, 0) if bound is not None else 0
+    return BoundedLines(lines, flat.whole, shown + flat.left_out)
 
 
 def _note_name(participant: Participant) -> str:

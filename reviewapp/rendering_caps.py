@@ -26,6 +26,7 @@ into a buffer that stops growing at ``max_chars``.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -48,6 +49,13 @@ JSON_INDENT_DEPTH: Final = 6
 AGENT_VIEW_MAX_CHARS: Final = 100_000
 #: The prompt lines (the API's "lines"; the page shows them inside the agent view).
 LINES_MAX_CHARS: Final = 100_000
+#: Each free-text value of the prompt lines (a note, a purpose, the
+#: participants' names together) is rendered to at most this many
+#: characters: one more than the lines and the agent view ever show, so a
+#: value that renders whole within it is shown exactly, and a longer one is
+#: cut and says so, in time bounded by this (``clarifications.render_item``),
+#: not by the stored size (a 26 MB note once took 5-9 s per page).
+RENDERED_VALUE_MAX_CHARS: Final = max(LINES_MAX_CHARS, AGENT_VIEW_MAX_CHARS) + 1
 
 #: Each free-text thing the human said: purpose, event date, the two raw
 #: answers, the note, the caption (``HUMAN_FIELDS`` of them).
@@ -250,6 +258,8 @@ class TextBudget:
 # Strings longer than this are escaped piece by piece, so a 26 MB string
 # never exists twice (escaped) in memory.
 _CHUNK: Final = 64 * 1024
+#: Text in a value ``capped_json`` writes whole with ``json.dumps`` (memory: about that many bytes).
+_DUMPED_MAX_CHARS: Final = 8_000_000
 _END: Final = object()
 
 
@@ -264,10 +274,12 @@ def capped_json(value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: i
 
         capped_json({"a": {"b": [1]}}, max_depth=1).text  # '{\\n  "a": {"b": [1]}\\n}'
 
-    Only ``max_chars`` characters are ever kept. The rest of the value is
-    still walked (without writing) to count ``original_chars``, the length
-    the whole text would have: that costs time in proportion to the value
-    (a 26 MB string is counted in 64 KB pieces), and no memory.
+    A value indented throughout with up to 8 M characters of text is
+    written by ``json.dumps`` in C and cut (``_dumped``). Otherwise only ``max_chars`` characters are ever kept, and
+    the rest of the value is still walked (without writing) to count
+    ``original_chars``, the length the whole text would have: that costs
+    time in proportion to the value (a 26 MB string is counted in 64 KB
+    pieces), and no memory.
 
     A value JSON cannot spell is written the way ``json.dumps`` would, or
     close: an integer Python refuses to print (past 4 300 digits) becomes a
@@ -275,6 +287,9 @@ def capped_json(value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: i
     """
     if max_chars < 0:
         raise ValueError("max_chars must not be negative")
+    whole = _dumped(value, max_depth)
+    if whole is not None:
+        return CappedText(whole[:max_chars], len(whole) > max_chars, len(whole))
     kept: list[str] = []
     room = max_chars
     total = 0
@@ -285,6 +300,52 @@ def capped_json(value: Any, *, max_chars: int = RAW_JSON_MAX_CHARS, max_depth: i
             kept.append(part)
             room -= len(part)
     return CappedText("".join(kept), total > max_chars, total)
+
+
+def _dumped(value: Any, max_depth: int) -> str | None:
+    """The text ``_pieces`` writes, by ``json.dumps`` in C, or None where they could differ.
+
+    They are the same text when every non-empty container is indented
+    (``max_depth`` 0: none is), and the value is JSON Python can print. A
+    100 000-participant context took 1.5 s through ``_pieces`` alone, twice
+    per item page (the raw panel, and the API's length of it); the walk
+    below looks only at containers, and the writing is ``json``'s own. A
+    value with more text than ``_DUMPED_MAX_CHARS`` stays with ``_pieces``,
+    which never holds the whole text (one 26 MB string costs it little).
+    """
+    if not _small_and_indented_throughout(value, max_depth):
+        return None
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2 if max_depth > 0 else None)
+    except (TypeError, ValueError, RecursionError):  # not JSON, an integer past the digit limit, deep
+        return None
+
+
+def _small_and_indented_throughout(root: Any, max_depth: int) -> bool:
+    """Whether every non-empty container of ``root`` is above depth ``max_depth``, and its texts
+    together are at most ``_DUMPED_MAX_CHARS`` (so writing it whole costs little memory)."""
+    if isinstance(root, str):
+        return len(root) <= _DUMPED_MAX_CHARS
+    if not isinstance(root, dict | list | tuple):
+        return True
+    chars = 0
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            members = list(node.values())
+            chars += sum(len(key) for key in node if isinstance(key, str))
+        else:
+            members = list(node)
+        if not members:
+            continue
+        if level >= max_depth and max_depth > 0:
+            return False
+        chars += sum(len(member) for member in members if isinstance(member, str))
+        if chars > _DUMPED_MAX_CHARS:
+            return False
+        stack.extend((member, level + 1) for member in members if isinstance(member, dict | list | tuple))
+    return True
 
 
 def _pieces(root: Any, max_depth: int) -> Iterator[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
@@ -11,6 +12,7 @@ from django.core.files.storage import storages
 from django.db.models import OuterRef, Subquery
 
 import clarifications
+from clarifications.model import new_analysis
 from reviewapp import states
 from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
@@ -44,6 +46,7 @@ from reviewapp.rendering_caps import (
     PERSON_TEXT_MAX_CHARS,
     PROBLEM_MAX_CHARS,
     PROBLEMS_MAX,
+    RENDERED_VALUE_MAX_CHARS,
     SHORT_TEXT_MAX_CHARS,
     capped_json,
 )
@@ -180,6 +183,14 @@ def _human_said(
 
 def _state_keys(item: InboxItem) -> tuple[str, ...]:
     found = states.compute(item.channel_context, item.extracted_data, booked=item.is_booked).states
+    return tuple(key for key in states.STATE_KEYS if key in found)
+
+
+def _rendered_state_keys(item: InboxItem, rendered: clarifications.RenderedItem) -> tuple[str, ...]:
+    """``_state_keys`` of a readable row from its rendering: ``states.compute`` also builds the
+    search text, lower-casing every stored text whole (1.7 s of a 26 MB note's page)."""
+    analysis = new_analysis(rendered.summary, rendered.context_problems)
+    found = states.states_of(analysis, booked=item.is_booked)
     return tuple(key for key in states.STATE_KEYS if key in found)
 
 
@@ -325,20 +336,25 @@ def describe_item(
         return _unreadable_view(item, unreadable, related, header)
     ctx = item.channel_context
     document_id = document_id_of(item)
-    # The five outputs come from render_case, so the page and the API show
-    # exactly what `python -m clarifications` prints for this item; the
-    # structured summary drives the rest of the page.
-    case = clarifications.render_case(
-        {"channel_context": ctx, "item": {"document_id": document_id, "extracted_data": item.extracted_data}}
-    )
-    summary = clarifications.analyse(ctx).summary
-    lines = tuple(cast("list[str]", case["lines"]))
-    notes = cast("str | None", case["notes"])
-    problems = tuple(cast("list[str]", case["problems"]))
+    # The outputs are render_case's (what `python -m clarifications` prints
+    # for this item), rendered once for the page and its answer panel, with
+    # each value of the prompt lines bounded (``rendered_outputs``).
+    rendered = rendered_outputs(item)
+    summary = rendered.summary
+    lines = tuple(rendered.lines)
+    notes = rendered.notes
+    problems = tuple(rendered.problems)
     cuts = Cuts()
-    summary_json, summary_cut = shrink_json(case["summary"])
+    summary_json, summary_cut = shrink_json(rendered.summary_json)
     if summary_cut:
-        cuts.original["summary"] = capped_json(case["summary"], max_chars=0, max_depth=0).original_chars
+        cuts.original["summary"] = _json_chars(rendered.summary_json)
+    shown_lines = cuts.lines("lines", lines, max_chars=LINES_MAX_CHARS)
+    agent_view = cuts.lines("agent_view", rendered.agent_view, max_chars=AGENT_VIEW_MAX_CHARS)
+    if not rendered.whole:
+        # A value was too long to render whole: what is shown is the exact
+        # start of the outputs, and the lengths are bounds (the page says so).
+        cuts.original["lines"] = rendered.lines_most_chars
+        cuts.original["agent_view"] = rendered.agent_view_most_chars
     return ItemView(
         document_id=document_id,
         booked=item.is_booked,
@@ -349,9 +365,9 @@ def describe_item(
             cuts.required(f"problems[{index}]", problem, max_chars=PROBLEM_MAX_CHARS)
             for index, problem in enumerate(cuts.entries("problems", problems, max_entries=PROBLEMS_MAX))
         ),
-        states=_state_keys(item),
-        lines=cuts.lines("lines", lines, max_chars=LINES_MAX_CHARS),
-        agent_view=cuts.lines("agent_view", cast("list[str]", case["agent_view"]), max_chars=AGENT_VIEW_MAX_CHARS),
+        states=_rendered_state_keys(item, rendered),
+        lines=shown_lines,
+        agent_view=agent_view,
         notes=notes,
         notes_explanation=notes_explanation(summary, notes, problems),
         agent_explanation=agent_explanation(summary, notes, problems),
@@ -366,7 +382,47 @@ def describe_item(
         links=related.links,
         header=header,
         cut=cuts.original,
+        rendered_whole=rendered.whole,
     )
+
+
+_RENDERED: Final = "_rendered_outputs"
+
+
+def rendered_outputs(item: InboxItem, ctx: object | None = None) -> clarifications.RenderedItem:
+    """The outputs of ``ctx`` (the item's own ``channel_context`` by default) for this item, in bounded time.
+
+    Each value of the prompt lines is rendered to at most
+    ``RENDERED_VALUE_MAX_CHARS`` characters (more than the page ever shows of
+    the lines), so a 26 MB note costs what a 2 MB one does, and whatever
+    fits is exactly the reference's output. The rendering of the item's own
+    context is kept on the item, so the page and its answer panel
+    (``answers.view_models.preview.outputs``) render it once. Unreadable JSON
+    reads as none.
+    """
+    own = ctx is None or ctx is item.channel_context
+    context = item.channel_context if own else ctx
+    data = item.extracted_data
+    kept = getattr(item, _RENDERED, None) if own else None
+    if kept is not None and kept[0] is context and kept[1] is data:
+        return cast("clarifications.RenderedItem", kept[2])
+    rendered = clarifications.render_item(
+        None if isinstance(context, Undecodable) else context,
+        document_id_of(item),
+        None if isinstance(data, Undecodable) else data,
+        max_value_chars=RENDERED_VALUE_MAX_CHARS,
+    )
+    if own:
+        setattr(item, _RENDERED, (context, data, rendered))
+    return rendered
+
+
+def _json_chars(value: object) -> int:
+    """The length of ``value``'s JSON as the API counts it (``capped_json`` with no indenting), in C where it can."""
+    try:
+        return len(json.dumps(value, ensure_ascii=False))
+    except ValueError:  # an integer past Python's digit limit: the slow writer spells it
+        return capped_json(value, max_chars=0, max_depth=0).original_chars
 
 
 _IMAGE_TYPES: Final = ("image/png", "image/jpeg", "image/gif", "image/webp")

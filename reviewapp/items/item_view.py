@@ -404,6 +404,10 @@ class ItemView:
     # The fields of this object cut to their caps: lines, agent_view,
     # problems (entries), problems[i], summary (see ``reviewapp.items.caps``).
     cut: dict[str, int] = field(default_factory=dict)
+    # False when a stored value was too long to render whole: the lines and
+    # agent view shown are the exact start of the outputs, and their lengths
+    # in ``cut`` are upper bounds (``reviewapp.items.describe.rendered_outputs``).
+    rendered_whole: bool = True
 
     @property
     def readable(self) -> bool:
@@ -472,4 +476,6 @@ class ItemView:
         }
         if include_raw_context:
             data["channel_context"] = self._raw_context_json()
+        if not self.rendered_whole:
+            data["rendered_whole"] = False
         return with_cuts(data, self.cut)

@@ -366,3 +366,42 @@ def test_a_golden_case_is_not_saved_from_an_item_larger_than_the_preview_accepts
     assert response.status_code == 200
     assert len(response.content) < 200_000
     assert not GoldenCase.objects.filter(name="jätte").exists()
+
+
+# --- A value too long to render whole (issue 35) ----------------------------------------------------
+
+
+def test_a_giant_note_past_the_rendering_bound_says_where_it_is_cut(support_client, company):
+    # Whitespace-heavy, so rendering it whole would mean collapsing 26 MB.
+    note = "Middag  med\n\tkunden " * (HUGE // 20)
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": note})
+
+    response = page(support_client, item)
+    data = api(support_client, item).json()
+
+    shown = page_of(response)
+    agent = shown.text("agent-view-text")
+    # The seed's rule: every white-space run becomes one space.
+    assert "    - anteckning från användaren: Middag med kunden Middag med kunden " in agent
+    warning = shown.words("agent-view-cut")
+    assert warning.startswith("The agent is told at most ")
+    assert "(a stored text is too long to render whole here)" in warning
+    assert f"only the first {len(agent)} are shown here" in warning
+    human = " ".join(shown.text("human-said").split())
+    trimmed = len(note) - 1  # the note is trimmed, as the seed's `user_note?.trim()`
+    assert f"(cut: the first {rendering_caps.HUMAN_TEXT_MAX_CHARS} of {trimmed} characters are shown)" in human
+    assert data["rendered_whole"] is False
+    assert data["truncated"]["lines"] <= len("anteckning från användaren: ") + len(note)
+    assert data["lines"][0].startswith("anteckning från användaren: Middag med kunden Middag")
+
+
+def test_a_note_within_every_cap_is_not_said_to_be_cut(support_client, company):
+    item = factories.make_item(company, channel_context={"channel": "whatsapp", "user_note": "  Lunch\n\nmed  kunden "})
+
+    shown = page_of(page(support_client, item))
+    data = api(support_client, item).json()
+
+    assert "    - anteckning från användaren: Lunch med kunden" in shown.text("agent-view-text")
+    assert not shown.has("agent-view-cut")
+    assert "rendered_whole" not in data
+    assert "truncated" not in data

@@ -17,14 +17,13 @@ from typing import Any, Final
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-import clarifications
 from reviewapp.answers.channel_context import answered_context, utc_stamp
 from reviewapp.answers.dates import item_event_date_warning
 from reviewapp.answers.inputs import RESEND, Answer, RepresentationAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid, validate
-from reviewapp.bookkeeping.models import InboxItem, Undecodable
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.answer import AnswerForm, RepresentationForm, answer_form
-from reviewapp.items.describe import document_id_of
+from reviewapp.items.describe import rendered_outputs
 
 # The error slot of the errors about the whole answer, not one field (as the page posts its name).
 WHOLE_ANSWER: Final = "__all__"
@@ -32,19 +31,21 @@ _MAX_SLOTS: Final = 200
 
 
 def outputs(item: InboxItem, ctx: object) -> dict[str, Any]:
-    """The summary, prompt lines, agent view and verifikat line for ``ctx`` (unreadable JSON reads as none)."""
-    if isinstance(ctx, Undecodable):
-        ctx = None
-    data = item.extracted_data if not isinstance(item.extracted_data, Undecodable) else None
-    summary = clarifications.summarise(ctx)
-    agent_view = clarifications.render_agent_view(document_id_of(item), data, ctx)
+    """The summary, prompt lines, agent view and verifikat line for ``ctx`` (unreadable JSON reads as none).
+
+    Rendered by ``rendered_outputs`` (issue 35): in bounded time, each prompt
+    value cut past what a page shows (``whole`` is then False), and the
+    item's own context rendered once for the item page and this panel.
+    """
+    rendered = rendered_outputs(item, ctx)
     return {
-        "summary": summary.to_json() if summary else None,
-        "lines": clarifications.render_lines(summary) if summary else [],
-        "notes": clarifications.render_notes(ctx),
-        "agent_view": agent_view,
+        "summary": rendered.summary_json,
+        "lines": rendered.lines,
+        "notes": rendered.notes,
+        "agent_view": rendered.agent_view,
         # One line per entry, exactly as the model receives them.
-        "agent_view_text": "\n".join(agent_view),
+        "agent_view_text": "\n".join(rendered.agent_view),
+        "whole": rendered.whole,
     }
 
 
