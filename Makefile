@@ -24,7 +24,7 @@ $(DEV_STAMP): requirements.txt requirements-dev.txt | $(VENV)/bin/python
 ## make run: set up, migrate, build the bookkeeping replica and demo data when empty, serve on
 ## http://127.0.0.1:8000 with the read model's sync running beside the web server. Without
 ## DATABASE_URL/BOOKKEEPING_DATABASE_URL both databases live on an embedded PostgreSQL (.pgdata/),
-## which manage.py starts (reviewapp/embedded_pg.py); `make clean` stops it.
+## which manage.py starts (reviewapp/dev/embedded_pg.py); `make clean` stops it.
 run: $(DEV_STAMP)
 	DEBUG=$${DEBUG:-1} $(PY) manage.py migrate --noinput
 	DEBUG=$${DEBUG:-1} $(PY) manage.py create_bookkeeping_replica --if-missing
@@ -60,7 +60,7 @@ messages: $(DEV_STAMP)
 	$(PY) scripts/messages.py
 
 clean:
-	-$(PY) -m reviewapp.embedded_pg stop
+	-$(PY) -m reviewapp.dev.embedded_pg stop
 	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache .pgdata
 
 ## make e2e: every browser test (marked e2e: the journeys in tests/e2e and the screens' own)

@@ -62,8 +62,8 @@ def _rows(chars: int, participants: int) -> dict[str, str]:
     """The ordinary item and its giant copies, written to accounted's table; {label: item id}."""
     from django.core.management import call_command
 
-    from reviewapp import sync
     from reviewapp.bookkeeping.models import InboxItem
+    from reviewapp.readmodel import sync
 
     if not InboxItem.objects.exists():
         call_command("seed_demo", items=20, seed=35, no_users=True, allow_production=True, verbosity=0)

@@ -6,7 +6,7 @@ Two ways a server can stop, behind a relay on loopback (tests/relay.py):
 (a) it accepts the query and never answers; (b) it stops in the middle of
 a large result. For each: plain psycopg with connect_timeout, a statement
 timeout, TCP keepalives and tcp_user_timeout (what the settings gave before),
-and the BoundedConnection of reviewapp.bounded_pg. Each attempt is cut
+and the BoundedConnection of reviewapp.bookkeeping.bounded_pg. Each attempt is cut
 after CAP seconds by the bench itself, so "hung" means "still waiting".
 """
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import psycopg
 
-from reviewapp.bounded_pg import BoundedConnection, Limits, WaitState
+from reviewapp.bookkeeping.bounded_pg import BoundedConnection, Limits, WaitState
 from tests.relay import Relay
 
 CAP = 20.0

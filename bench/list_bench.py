@@ -105,8 +105,8 @@ def _seed_to(size: int) -> tuple[float, float]:
     from django.core.management import call_command
 
     from devtools import demo
-    from reviewapp import sync
     from reviewapp.bookkeeping.models import InboxItem
+    from reviewapp.readmodel import sync
 
     have = InboxItem.objects.count()
     started = time.monotonic()
@@ -271,7 +271,7 @@ def _profile(client: Any, label: str, path: str, renders: int) -> str:
     from django.forms.boundfield import BoundField
     from django.template.base import Node
 
-    from reviewapp.jinja import render_block
+    from reviewapp.web.jinja import render_block
 
     for _ in range(2):  # warm the template cache and the connections, as the timings do
         assert client.get(path).status_code == 200, path

@@ -170,9 +170,9 @@ def _seed(items: int) -> None:
     from django.db import connections
 
     from devtools import demo
-    from reviewapp import sync
     from reviewapp.bookkeeping import replica
     from reviewapp.bookkeeping.models import InboxItem
+    from reviewapp.readmodel import sync
 
     call_command("migrate", verbosity=0)
     if not replica.has_inbox_table(connections["bookkeeping"]):
@@ -211,10 +211,10 @@ def _identities(users: int) -> list[Identity]:
     from django.contrib.auth.models import Group, User
     from django.contrib.sessions.backends.db import SessionStore
 
-    from reviewapp import roles
-    from reviewapp.api_auth import create_token
     from reviewapp.bookkeeping.models import Company
+    from reviewapp.core import roles
     from reviewapp.models import CompanyAssignment
+    from reviewapp.web.api_auth import create_token
 
     companies = list(Company.objects.values_list("id", flat=True))
     made = []
@@ -633,7 +633,7 @@ class Load:
         return time.monotonic() < deadline
 
     async def user(self, who: Identity, deadline: float, rng: random.Random) -> None:
-        from reviewapp import roles
+        from reviewapp.core import roles
 
         connection = Connection(self.target)
         page_headers = {"Cookie": who.cookie, "Accept-Language": "sv"}
@@ -725,8 +725,8 @@ def _verify(stats: Stats, marks: LogMarks) -> list[str]:
     """Every accepted answer is stored once, with its own text, in both logs; none was lost or doubled."""
     from django.db.models import Count
 
-    from reviewapp import states
     from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+    from reviewapp.core import states
     from reviewapp.models import ClarificationEvent
 
     answered = ClarificationEvent.ANSWERED

@@ -219,7 +219,7 @@ def _idle_copy_ms(repeat: int) -> dict[str, float]:
 def _users() -> dict[str, Any]:
     from django.contrib.auth.models import Group, User
 
-    from reviewapp import roles
+    from reviewapp.core import roles
     from reviewapp.models import CompanyAssignment
 
     bookkeeper, created = User.objects.get_or_create(username="bench-bookkeeper")
@@ -246,7 +246,7 @@ def _statement_times(users: dict[str, Any], repeat: int) -> dict[str, float]:
     """Each part of the 90-day page alone, for both users, in ms (median)."""
     from django.utils import timezone
 
-    from reviewapp import access
+    from reviewapp.core import access
     from reviewapp.overview import numbers
 
     now = timezone.now()

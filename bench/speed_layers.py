@@ -135,7 +135,7 @@ def auth_backend_off() -> Iterator[None]:
 def _bookkeeper() -> Any:
     from django.contrib.auth.models import Group, Permission, User
 
-    from reviewapp import roles
+    from reviewapp.core import roles
 
     user, _ = User.objects.get_or_create(username="bench_bookkeeper")
     user.groups.set([Group.objects.get(name=roles.BOOKKEEPER)])

@@ -169,7 +169,7 @@ def _copy_floor() -> float:
     """Seconds to read the sync's columns with COPY, bytes only (the fastest any sync can read them)."""
     from django.db import connections
 
-    from reviewapp import sync
+    from reviewapp.readmodel import sync
 
     def read() -> None:
         with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({sync._SELECT}) TO STDOUT") as copy:
@@ -224,8 +224,8 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
     from django.db import connections
     from django.test import override_settings
 
-    from reviewapp import sync
     from reviewapp.models import SyncState
+    from reviewapp.readmodel import sync
 
     figures: dict[str, Any] = {"size": size, "fill_s": _fill_to(size), "load_before": os.getloadavg()[0]}
     figures["copy_floor_s"] = _copy_floor()
@@ -266,8 +266,8 @@ def measure(size: int, repeat: int) -> dict[str, Any]:
 
 def bulk_change(repeat: int) -> dict[str, Any]:
     """One UPDATE of every row, then: the poll that reads it, the idle polls after it, and them without a snapshot."""
-    from reviewapp import sync
     from reviewapp.models import SyncState
+    from reviewapp.readmodel import sync
 
     figures: dict[str, Any] = {}
     _bookkeeping(
@@ -345,7 +345,7 @@ def main() -> None:
         results = []
         for size in sorted(args.sizes):
             if args.bulk_only:
-                from reviewapp import sync
+                from reviewapp.readmodel import sync
 
                 _fill_to(size)
                 sync.poll()  # the initial sync, in this process

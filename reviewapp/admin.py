@@ -28,9 +28,17 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, roles, states
-from reviewapp.admin_forms import GoldenCaseAdminForm
 from reviewapp.bookkeeping.models import Company
+from reviewapp.core import access, roles, states
+from reviewapp.core.rendering_caps import (
+    HUMAN_TEXT_MAX_CHARS,
+    PROBLEM_MAX_CHARS,
+    PROBLEMS_MAX,
+    RAW_JSON_MAX_CHARS,
+    SHORT_TEXT_MAX_CHARS,
+    capped_json,
+    capped_text,
+)
 from reviewapp.models import (
     AccountLink,
     ApiToken,
@@ -43,15 +51,7 @@ from reviewapp.models import (
 )
 from reviewapp.previews.maintenance import delete_case
 from reviewapp.previews.rendering import render
-from reviewapp.rendering_caps import (
-    HUMAN_TEXT_MAX_CHARS,
-    PROBLEM_MAX_CHARS,
-    PROBLEMS_MAX,
-    RAW_JSON_MAX_CHARS,
-    SHORT_TEXT_MAX_CHARS,
-    capped_json,
-    capped_text,
-)
+from reviewapp.web.forms.admin import GoldenCaseAdminForm
 
 
 class StateFilter(admin.SimpleListFilter):
@@ -104,7 +104,7 @@ class CompanyFilter(admin.SimpleListFilter):
 
 
 def _pretty_json(value: object, *, max_chars: int = RAW_JSON_MAX_CHARS) -> str:
-    """Indented JSON, capped like the item page's (``reviewapp.rendering_caps``), saying when it was cut."""
+    """Indented JSON, capped like the item page's (``reviewapp.core.rendering_caps``), saying when it was cut."""
     shown = capped_json(value, max_chars=max_chars)
     if not shown.truncated:
         return format_html('<pre class="readonly-json">{}</pre>', shown.text)
@@ -133,7 +133,7 @@ class IndexedItemAdmin(admin.ModelAdmin):
     """The list's read model, never an editor: every column is derived from accounted's row.
 
     A staff user without the all-companies permission sees the items of their
-    assigned companies only (``reviewapp.access``), in the changelist, its
+    assigned companies only (``reviewapp.core.access``), in the changelist, its
     search and counts, and the change page (another company's item is "not
     found", as in the app).
     """
@@ -361,7 +361,7 @@ def _company_names() -> dict[uuid.UUID, str]:
 
     Before the first sync has read any, from accounted's table itself.
     """
-    from reviewapp import sync
+    from reviewapp.readmodel import sync
 
     names = {pk: name for pk, name, _archived in sync.synced().companies}
     return names or dict(Company.objects.values_list("id", "name"))
@@ -385,7 +385,7 @@ class CompanyAssignmentForm(forms.ModelForm):
 
 @admin.register(CompanyAssignment)
 class CompanyAssignmentAdmin(admin.ModelAdmin):
-    """Who sees which client company (``reviewapp.access``): added and removed, never edited.
+    """Who sees which client company (``reviewapp.core.access``): added and removed, never edited.
 
     Each addition and removal is in the admin's history (``LogEntry``), with
     who made it. Only staff with the model's permissions see or change them.

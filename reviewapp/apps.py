@@ -9,7 +9,7 @@ def _ensure_roles(**kwargs: Any) -> None:
     # groups table but re-creates permissions just before this runs.
     from django.apps import apps
 
-    from reviewapp import roles
+    from reviewapp.core import roles
 
     roles.ensure_roles(apps)
 

@@ -5,7 +5,7 @@ accounted's tables (the inbox items, companies, documents, the chat) are in
 
 - ``IndexedItem``: the list's read model, one row per inbox item with what
   ``clarifications.analyse`` says about it, kept by ``manage.py sync_index``
-  (``reviewapp/sync.py``) so the list filters, counts, sorts and searches
+  (``reviewapp/readmodel/sync.py``) so the list filters, counts, sorts and searches
   without touching accounted's table;
 - ``SyncState``: how far that sync has read;
 - ``ClarificationEvent``: the app's own answer log, before and after;
@@ -29,8 +29,8 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, states
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import access, states
 
 # Eight or more hex digits (dashes allowed) may be the start of an item id:
 # the list shows the first eight. Matched as a range on the primary key, so
@@ -70,7 +70,7 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         return self if ids is None else self.filter(company_id__in=list(ids))
 
     def visible_to(self, user: Any) -> IndexedItemQuerySet:
-        """The items ``user`` may see (``reviewapp.access``)."""
+        """The items ``user`` may see (``reviewapp.core.access``)."""
         return self.for_companies(access.company_ids(user))
 
     def search(self, text: str) -> IndexedItemQuerySet:
@@ -90,7 +90,7 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
 
 
 class IndexedItem(models.Model):
-    """One inbox item as the list needs it: derived from the live row by ``reviewapp.sync``.
+    """One inbox item as the list needs it: derived from the live row by ``reviewapp.readmodel.sync``.
 
     Never edited by hand: every column is recomputed from accounted's row
     (``channel_context``, ``extracted_data``, the booked columns) whenever its
@@ -130,7 +130,7 @@ class IndexedItem(models.Model):
     # ("answered representation items"; states.answered_question_type_of).
     answered_question_type = models.CharField(max_length=20, null=True, blank=True)
     # When a question needing an answer moved from the chat to the app: the
-    # bookkeeper's queue is oldest first by this (reviewapp.sync._moved_to_app_at).
+    # bookkeeper's queue is oldest first by this (reviewapp.readmodel.sync._moved_to_app_at).
     moved_to_app_at = models.DateTimeField(null=True, blank=True)
     # Lower-cased supplier, participant names, purpose, notes and raw answers for search.
     search_text = models.TextField(default="", blank=True)
@@ -216,16 +216,16 @@ class SyncState(models.Model):
     watermark = models.DateTimeField(null=True, blank=True)
     # accounted's database's snapshot (pg_current_snapshot(), as text) that the
     # last poll read in: the next one skips the rows it already saw there, so a
-    # bulk change inside the overlap is read once (reviewapp.sync.poll).
+    # bulk change inside the overlap is read once (reviewapp.readmodel.sync.poll).
     poll_snapshot = models.TextField(null=True, blank=True)
     last_poll_at = models.DateTimeField(null=True, blank=True)
     last_reconcile_at = models.DateTimeField(null=True, blank=True)
-    # reviewapp.sync.RULES_VERSION when the read model was last built in full:
+    # reviewapp.readmodel.sync.RULES_VERSION when the read model was last built in full:
     # a release that changes how a row is derived re-indexes every row once.
     rules_version = models.PositiveIntegerField(default=0)
     # accounted's companies as the last pass read them, by name: [[id, name,
     # archived], ...]. The list's company menu reads them here, so a list page
-    # needs nothing from accounted's database (reviewapp.sync.synced).
+    # needs nothing from accounted's database (reviewapp.readmodel.sync.synced).
     companies = models.JSONField(default=list, blank=True)
     # The highest processing_history seq the overview's copy has read
     # (reviewapp.overview.events): each poll reads on from a little before it.
@@ -361,7 +361,7 @@ class OverviewEvent(models.Model):
 class ApiToken(models.Model):
     """A personal API token for scripts. Only its SHA-256 is stored.
 
-    Every token expires (``reviewapp.api_auth.create_token`` sets the date);
+    Every token expires (``reviewapp.web.api_auth.create_token`` sets the date);
     its owner revokes it on /account/tokens/, which deletes the row.
     """
 
@@ -415,7 +415,7 @@ class GoldenCase(models.Model):
 
 
 class LoginThrottle(models.Model):
-    """One login-throttle counter or mark (``reviewapp.throttle``).
+    """One login-throttle counter or mark (``reviewapp.web.throttle``).
 
     Its own table rather than the cache, because a cache may drop entries
     under pressure (the database cache culls at MAX_ENTRIES) and then a flood
@@ -439,7 +439,7 @@ class LoginThrottle(models.Model):
 
 
 class Reservation(models.Model):
-    """Someone is answering this item: a soft, expiring mark (``reviewapp.reservations``).
+    """Someone is answering this item: a soft, expiring mark (``reviewapp.inbox.reservations``).
 
     It steers people apart (the queue's "next" skips items others hold, the
     list says who holds one); it never blocks an answer, which the
@@ -590,11 +590,11 @@ def accounted_user_id(user: Any) -> uuid.UUID | None:
     return AccountLink.objects.filter(user_id=user.pk).values_list("accounted_user_id", flat=True).first()
 
 
-# --- Known login addresses (reviewapp.throttle) ------------------------------
+# --- Known login addresses (reviewapp.web.throttle) ------------------------------
 
 
 class KnownLoginAddress(models.Model):
-    """An address a user has logged in from: never locked out there, at most asked to wait (``reviewapp.throttle``).
+    """An address a user has logged in from: never locked out there, at most asked to wait (``reviewapp.web.throttle``).
 
     ``digest`` is an HMAC of the username and the address keyed with
     SECRET_KEY, so neither is stored in clear and the address space cannot

@@ -16,7 +16,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
-from reviewapp import env
+from reviewapp.core import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -76,11 +76,11 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     # First, so every response (redirects and errors too) and every log line carries the id.
-    "reviewapp.middleware.RequestIdMiddleware",
+    "reviewapp.web.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # 413 for an oversized body before anything reads it (reviewapp/body_limits.py).
-    "reviewapp.middleware.BodyLimitMiddleware",
+    # 413 for an oversized body before anything reads it (reviewapp/web/body_limits.py).
+    "reviewapp.web.middleware.BodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -92,9 +92,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "reviewapp.middleware.VaryOnHtmxMiddleware",
-    # Last: a view meeting a database that does not answer gets a 503 (reviewapp/outages.py).
-    "reviewapp.middleware.DatabaseOutageMiddleware",
+    "reviewapp.web.middleware.VaryOnHtmxMiddleware",
+    # Last: a view meeting a database that does not answer gets a 503 (reviewapp/web/outages.py).
+    "reviewapp.web.middleware.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "reviewapp.urls"
@@ -106,7 +106,7 @@ _CONTEXT_PROCESSORS = [
     "django.template.context_processors.csp",
     "django.contrib.auth.context_processors.auth",
     "django.contrib.messages.context_processors.messages",
-    "reviewapp.context_processors.user_roles",
+    "reviewapp.web.context_processors.user_roles",
 ]
 # A name a page's template is not given fails the page under DEBUG and in the
 # tests (tests/envdefaults.py sets STRICT_TEMPLATES=1), where every template is
@@ -121,14 +121,14 @@ STRICT_TEMPLATES = envbool("STRICT_TEMPLATES", DEBUG)
 TEMPLATES = [
     # The app's pages, its refusals and error pages, and the field template of
     # every form (forms/field.html, FORM_RENDERER): Jinja2 from templates/ and
-    # nowhere else. See reviewapp/jinja.py for why and what it offers.
+    # nowhere else. See reviewapp/web/jinja.py for why and what it offers.
     {
         "NAME": "jinja2",
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates"],
         "APP_DIRS": False,
         "OPTIONS": {
-            "environment": "reviewapp.jinja.environment",
+            "environment": "reviewapp.web.jinja.environment",
             "undefined": "jinja2.StrictUndefined" if STRICT_TEMPLATES else "jinja2.ChainableUndefined",
             "context_processors": _CONTEXT_PROCESSORS,
         },
@@ -142,16 +142,16 @@ TEMPLATES = [
         "OPTIONS": {"context_processors": _CONTEXT_PROCESSORS},
     },
 ]
-FORM_RENDERER = "reviewapp.forms.renderer.FormRenderer"
+FORM_RENDERER = "reviewapp.web.forms.renderer.FormRenderer"
 
 # Two PostgreSQL databases. ``default`` is the review app's own (users,
 # sessions, tokens, golden cases, the list's read model, its answer log);
 # Django's migrations create it. ``bookkeeping`` is accounted's, whose tables
 # the app reads through unmanaged models and never migrates
-# (reviewapp/routers.py). The settings only read the two URLs; they never start
+# (reviewapp/bookkeeping/routers.py). The settings only read the two URLs; they never start
 # a server. On a laptop and in the tests, where neither is set, manage.py,
 # make and tests/envdefaults.py start a private embedded PostgreSQL first and
-# set both (reviewapp/embedded_pg.py).
+# set both (reviewapp/dev/embedded_pg.py).
 _CONN_MAX_AGE = envint("CONN_MAX_AGE", 60)
 _REVIEW_URL = os.environ.get("DATABASE_URL", "")
 _BOOKKEEPING_URL = os.environ.get("BOOKKEEPING_DATABASE_URL", "")
@@ -171,8 +171,8 @@ elif _REVIEW_URL or _BOOKKEEPING_URL:
     )
 elif DEBUG:
     # Imported without a database (mypy's django-stubs does): a placeholder
-    # whose first use says what to set (reviewapp/no_database/base.py).
-    DATABASES = {alias: {"ENGINE": "reviewapp.no_database"} for alias in ("default", "bookkeeping")}
+    # whose first use says what to set (reviewapp/dev/no_database/base.py).
+    DATABASES = {alias: {"ENGINE": "reviewapp.dev.no_database"} for alias in ("default", "bookkeeping")}
 else:
     raise ImproperlyConfigured(
         "DATABASE_URL and BOOKKEEPING_DATABASE_URL must be set when DEBUG is off "
@@ -182,11 +182,11 @@ else:
 # The test run never migrates accounted's database: the tests build the
 # replica there from the contract (tests/conftest.py), as accounted would.
 DATABASES["bookkeeping"]["TEST"] = {"MIGRATE": False}
-DATABASE_ROUTERS = ["reviewapp.routers.BookkeepingRouter"]
+DATABASE_ROUTERS = ["reviewapp.bookkeeping.routers.BookkeepingRouter"]
 # accounted's database may accept a connection and then never answer: these
 # bound how long a request waits for it (seconds; 0 waits forever), so such a
 # server cannot hold every worker thread. The page then answers 503
-# (reviewapp/outages.py). The statement timeout is per statement, and the
+# (reviewapp/web/outages.py). The statement timeout is per statement, and the
 # answer's longest is its write under a row lock, well under a second.
 BOOKKEEPING_CONNECT_TIMEOUT = envint("BOOKKEEPING_CONNECT_TIMEOUT", 5)
 BOOKKEEPING_STATEMENT_TIMEOUT = envint("BOOKKEEPING_STATEMENT_TIMEOUT", 15)
@@ -209,7 +209,7 @@ if BOOKKEEPING_STATEMENT_TIMEOUT > 0:
 # A server that stops answering on a connection that is already open is not
 # bounded by either timeout above: psycopg enforces connect_timeout only while
 # connecting, and statement_timeout is enforced by that very server. So the
-# bookkeeping alias runs on reviewapp.bounded_pg, which limits every wait
+# bookkeeping alias runs on reviewapp.bookkeeping.bounded_pg, which limits every wait
 # itself (docs/operations.md, "accounted's database down or hung"):
 # - BOOKKEEPING_QUERY_DEADLINE: seconds one wait (a query, a fetch, a commit)
 #   may last; the statement timeout + 2 by default, so the server's own error
@@ -236,7 +236,7 @@ if BOOKKEEPING_HEALTH_CHECK_TIMEOUT < 1:
         f"BOOKKEEPING_HEALTH_CHECK_TIMEOUT must be at least 1 (seconds), got {BOOKKEEPING_HEALTH_CHECK_TIMEOUT}"
     )
 if DATABASES["bookkeeping"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["bookkeeping"]["ENGINE"] = "reviewapp.bounded_pg"
+    DATABASES["bookkeeping"]["ENGINE"] = "reviewapp.bookkeeping.bounded_pg"
     DATABASES["bookkeeping"]["LIMITS"] = {
         "query_deadline": BOOKKEEPING_QUERY_DEADLINE,
         "unbounded_deadline": BOOKKEEPING_UNBOUNDED_DEADLINE,
@@ -275,7 +275,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 # ModelBackend, with the user's roles and permissions loaded in the user's own query (measured: bench/speed_layers.py).
-AUTHENTICATION_BACKENDS = ["reviewapp.auth_backend.UserWithRolesBackend"]
+AUTHENTICATION_BACKENDS = ["reviewapp.web.auth_backend.UserWithRolesBackend"]
 LOGIN_URL = "login"
 # After this many failed logins for one username from one address within the
 # window (seconds), further attempts are refused until the window ends.
@@ -358,7 +358,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = envint("DATA_UPLOAD_MAX_MEMORY_SIZE", 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 RECEIPT_UPLOAD_MAX_BYTES = envint("RECEIPT_UPLOAD_MAX_BYTES", 10 * 1024 * 1024)
 # The largest request body, files included, refused with 413 before it is read
-# (reviewapp/body_limits.py); the answer form and its preview accept
+# (reviewapp/web/body_limits.py); the answer form and its preview accept
 # RECEIPT_UPLOAD_MAX_BYTES more.
 REQUEST_BODY_MAX_BYTES = envint("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
 
@@ -376,7 +376,7 @@ if ACCOUNTED_BASE_URL and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", AC
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "reviewapp.request_id.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "reviewapp.web.request_id.RequestIdFilter"}},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s [%(request_id)s] %(name)s %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["request_id"]},
@@ -396,13 +396,13 @@ if SYNC_STALE_AFTER < 1:
 
 # Processes a whole-table pass of sync_index (the first poll, a re-index after
 # a release) derives its rows in, one share of the table each
-# (reviewapp/sync_workers.py). 1: all in the sync_index process.
+# (reviewapp/readmodel/workers.py). 1: all in the sync_index process.
 SYNC_WORKERS = envint("SYNC_WORKERS", 2)
 if SYNC_WORKERS < 1:
     raise ImproperlyConfigured(f"SYNC_WORKERS must be at least 1, got {SYNC_WORKERS}")
 
 # --- Hardening: login throttle, API tokens, health check -------------------
-# Login throttling (reviewapp/throttle.py), counted in its own table: at most
+# Login throttling (reviewapp/web/throttle.py), counted in its own table: at most
 # LOGIN_THROTTLE_ATTEMPTS failures per username and address per window (above),
 # LOGIN_THROTTLE_ADDRESS_ATTEMPTS per address whatever the username, and past
 # LOGIN_THROTTLE_USER_ATTEMPTS failures for one username from all addresses,

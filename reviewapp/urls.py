@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.views import accounts, answers, bulk, golden, health, inbox, items, overview, preview, raw, tokens
+from reviewapp.web.views import accounts, answers, bulk, golden, health, inbox, items, overview, preview, raw, tokens
 
 # The admin's login keeps a throttled client's place in the queue like ours (before admin.site.urls reads it).
 admin.site.login = accounts.with_login_ticket(admin.site.login)  # type: ignore[method-assign]
@@ -44,4 +44,4 @@ urlpatterns = [
 # Failed admin logins count against the same throttle as the app's login.
 admin.site.login_form = accounts.AdminLoginForm
 # The 500 page shows the request id; Django's default renders it without context.
-handler500 = "reviewapp.views.errors.server_error"
+handler500 = "reviewapp.web.views.errors.server_error"

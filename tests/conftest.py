@@ -11,10 +11,10 @@ from django.contrib.auth.models import Permission
 from django.db import connections
 from django.test import Client
 
-from reviewapp import roles
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import decode_json
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from tests import factories
 
 

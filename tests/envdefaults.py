@@ -6,14 +6,14 @@ settings under test are the real ones; only the HTTPS redirect is off because
 the test client speaks plain HTTP (tests that need HTTPS pass ``secure=True``).
 
 Without DATABASE_URL and BOOKKEEPING_DATABASE_URL the run starts the embedded
-PostgreSQL (reviewapp/embedded_pg.py) and puts its URLs into the environment,
+PostgreSQL (reviewapp/dev/embedded_pg.py) and puts its URLs into the environment,
 so the settings, and every process a test starts, find them there. The test
 databases are test_<name> beside them (test_<name>_gw<n> per xdist worker).
 """
 
 import os
 
-from reviewapp import embedded_pg
+from reviewapp.dev import embedded_pg
 
 os.environ.setdefault("SECRET_KEY", "tests-only-key-not-a-secret")
 os.environ.setdefault("DEBUG", "0")

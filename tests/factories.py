@@ -14,9 +14,10 @@ from typing import Any
 from django.contrib.auth.models import Group, User
 from django.db import connections
 
-from reviewapp import roles, sync
 from reviewapp.bookkeeping.models import Company, InboxItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
+from reviewapp.readmodel import sync
 
 _seq = itertools.count(1)
 

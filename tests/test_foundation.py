@@ -12,8 +12,8 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
-from reviewapp import embedded_pg
 from reviewapp import settings as app_settings
+from reviewapp.dev import embedded_pg
 from tests import factories
 
 
@@ -88,8 +88,8 @@ def test_the_two_database_urls_select_the_apps_and_accounteds_postgresql(monkeyp
     )
     assert result.stdout.splitlines() == [
         "default django.db.backends.postgresql review 127.0.0.1",
-        # Django's PostgreSQL backend with the app's own limits on every wait (reviewapp/bounded_pg).
-        "bookkeeping reviewapp.bounded_pg bookkeeping 127.0.0.1",
+        # Django's PostgreSQL backend with the app's own limits on every wait (reviewapp/bookkeeping/bounded_pg).
+        "bookkeeping reviewapp.bookkeeping.bounded_pg bookkeeping 127.0.0.1",
     ]
 
 

@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from reviewapp import settings as app_settings
-from reviewapp.api_auth import create_token
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.html import page_of
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from reviewapp import reservations, roles
-from reviewapp.people import person_name
+from reviewapp.core import roles
+from reviewapp.core.people import person_name
+from reviewapp.inbox import reservations
 from tests import factories
 from tests.answers.conftest import answer_url, moved_item
 from tests.html import Page

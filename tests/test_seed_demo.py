@@ -21,7 +21,6 @@ from django.test import Client
 import clarifications
 from devtools.demo import DemoData
 from devtools.demo_rows import organisation
-from reviewapp import states
 from reviewapp.bookkeeping.models import (
     Company,
     DocumentAttachment,
@@ -32,8 +31,9 @@ from reviewapp.bookkeeping.models import (
     WhatsappMessage,
     WhatsappPhoneLink,
 )
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import states
 from reviewapp.models import ClarificationEvent, GoldenCase, IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
 
 NOW = "2026-11-30T09:00:00+00:00"
 NOW_DT = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)

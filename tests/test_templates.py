@@ -33,11 +33,12 @@ from django.template import TemplateDoesNotExist, engines
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles, sync
-from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 from reviewapp.models import GoldenCase
 from reviewapp.previews.golden import save_golden_case
+from reviewapp.readmodel import sync
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.answers.conftest import HTMX, firm_wide_bookkeeper, moved_item
 from tests.html import Page
@@ -146,7 +147,7 @@ def _url(name: str, *args: Any) -> str:
 
 def _server_error(scene: Scene) -> HttpResponse:
     """The overview when something under it breaks: the 500 page."""
-    with mock.patch("reviewapp.views.overview.numbers.overview", side_effect=RuntimeError("broken")):
+    with mock.patch("reviewapp.web.views.overview.numbers.overview", side_effect=RuntimeError("broken")):
         return scene.keeper.get(_url("overview"))
 
 

@@ -3,7 +3,7 @@
 The page and the JSON API both call ``writing.answer_question``, which
 validates the answer and writes it, with its conversation and audit event,
 in one transaction on accounted's database. The modules form layers, each
-importing only its own and those below (``tests/answers/test_layers.py``
+importing only its own and those below (``tests/test_layers.py``
 keeps it so); import each name from the module that defines it:
 
 1. inputs: ``inputs`` (the question types and the answer dataclasses) and ``evidence``
@@ -19,7 +19,7 @@ keeps it so); import each name from the module that defines it:
 4. ``resettle``: each sync poll marks again the app answers whose conversation mark accounted's
    sweep undid; ``context_fix`` (``manage.py fix_context_answers``) takes the app's own text out of
    ``context_answer`` in rows written under the old rule. The read model's sync
-   (``reviewapp.sync``) sits here: it reads ``log`` and runs ``resettle``, and the write
+   (``reviewapp.readmodel.sync``) sits here: it reads ``log`` and runs ``resettle``, and the write
    re-indexes through it;
 5. the write: ``writing`` (``answer_question``, the locked write, ``AnswerConflict``,
    ``AnswerResult``, accounted's ``processing_history`` event), ``resend`` (a newer item, or an

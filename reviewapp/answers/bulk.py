@@ -18,7 +18,7 @@ answer's version: those stay single answers.
 The items must be of one company, so one answer is never copied from one
 client to another. An item the user may not see (another company's, or no
 item at all) is a 404 in its own result and does not count as a company:
-its id says nothing, as everywhere else (``reviewapp.access``).
+its id says nothing, as everywhere else (``reviewapp.core.access``).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
 
-from reviewapp import roles
 from reviewapp.answers.inputs import CONTEXT, READABLE, RESEND, Answer, ContextAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import AnswerConflict, AnswerResult, answer_question
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 
 MAX_ITEMS: Final = 100
 # The questions a bulk answer settles.

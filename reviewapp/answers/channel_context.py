@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from reviewapp import states
 from reviewapp.answers import evidence
 from reviewapp.answers.inputs import (
     CONTEXT,
@@ -27,7 +26,8 @@ from reviewapp.answers.inputs import (
     ResendAnswer,
 )
 from reviewapp.answers.validation import MAX_NAME_LENGTH
-from reviewapp.text import utf8, without_controls
+from reviewapp.core import states
+from reviewapp.core.text import utf8, without_controls
 
 # --- Time -------------------------------------------------------------------------
 

@@ -42,8 +42,8 @@ from reviewapp.answers import evidence
 from reviewapp.answers.inputs import CONTEXT
 from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
 
 #: Who the app's log names as having made the change (no review user did).
 ACTOR_LABEL: Final = "fix_context_answers"

@@ -45,7 +45,7 @@ from typing import Any, Final
 from django.db import connections
 
 from reviewapp.bookkeeping.models import decode_json
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 
 ATTEMPTS: Final = 4
 ANSWERED: Final = "answered"

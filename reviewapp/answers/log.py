@@ -19,14 +19,14 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from reviewapp import states
 from reviewapp.answers.channel_context import answer_value
 from reviewapp.answers.inputs import CONTEXT, REPRESENTATION
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.items.page_text import noted_cut
+from reviewapp.core import states
+from reviewapp.core.people import actor_name
+from reviewapp.core.rendering_caps import HUMAN_TEXT_MAX_CHARS
 from reviewapp.models import ClarificationEvent
-from reviewapp.people import actor_name
-from reviewapp.rendering_caps import HUMAN_TEXT_MAX_CHARS
+from reviewapp.web.page_text import noted_cut
 
 # The questions whose answer is a value that can be compared and amended.
 COMPARED = (REPRESENTATION, CONTEXT)

@@ -53,11 +53,11 @@ from django.core.files.base import File
 from django.core.files.storage import storages
 from django.utils.translation import gettext as _
 
-from reviewapp import access, text
 from reviewapp.answers import unread
 from reviewapp.answers.uploads import CheckedFile
 from reviewapp.answers.validation import AnswerInvalid, is_short_id
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.core import access, text
 
 DOCUMENTS_STORAGE: Final = "documents"
 INGESTED: Final = "DocumentIngested"

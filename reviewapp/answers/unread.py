@@ -42,8 +42,8 @@ from django.db import transaction
 
 from reviewapp.answers.uploads import CheckedFile, pdf_page_count
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
 
 # accounted's storage bucket for documents (as reviewapp.answers.resend stores them).
 DOCUMENTS_STORAGE: Final = "documents"

@@ -1,6 +1,6 @@
 """A sharper receipt file, checked before it is stored: what it really is, and that it is harmless.
 
-- The type comes from the first bytes (JPEG, PNG or PDF, by ``reviewapp.files``),
+- The type comes from the first bytes (JPEG, PNG or PDF, by ``reviewapp.core.files``),
   never from the name or the browser's content type; at most
   ``settings.RECEIPT_UPLOAD_MAX_BYTES``.
 - Images: the declared size is read from the header and refused above
@@ -27,11 +27,11 @@ from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 from django.utils.translation import gettext as _
 
-from reviewapp import files
+from reviewapp.core import files
 
 MAX_IMAGE_PIXELS: Final = 40_000_000
 
-# What a sharper receipt may be (``reviewapp.files`` tells from the first bytes).
+# What a sharper receipt may be (``reviewapp.core.files`` tells from the first bytes).
 RECEIPT_TYPES: Final = ("image/jpeg", "image/png", "application/pdf")
 
 # Names that make a PDF run something: scripts, and actions on opening or on any event.

@@ -6,7 +6,7 @@ into a prompt line):
 - at most ``MAX_PARTICIPANTS`` (20) participants; a name or company of at most
   200 characters, a purpose or context text of at most 2000;
 - a name must not be blank or white space only; a company may be left empty;
-- every text goes through ``reviewapp.text``: single-line fields (name,
+- every text goes through ``reviewapp.core.text``: single-line fields (name,
   company) refuse every control character, the free-text fields (purpose,
   context text) allow line breaks and tabs; bidi controls are refused
   everywhere; text made only of white space and invisible characters
@@ -39,7 +39,6 @@ from typing import Any, Final
 
 from django.utils.translation import gettext as _
 
-from reviewapp import text
 from reviewapp.answers.evidence import WORDS_SOURCES
 from reviewapp.answers.inputs import (
     CONTEXT,
@@ -54,6 +53,7 @@ from reviewapp.answers.inputs import (
     TypedAnswer,
 )
 from reviewapp.answers.uploads import check_file
+from reviewapp.core import text
 
 MAX_PARTICIPANTS: Final = 20
 MAX_NAME_LENGTH: Final = 200

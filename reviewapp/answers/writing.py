@@ -45,7 +45,6 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import roles, sync
 from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
     Written,
@@ -67,8 +66,10 @@ from reviewapp.answers.log import app_answer_in_place, app_answers
 from reviewapp.answers.uploads import check_file
 from reviewapp.answers.validation import AnswerInvalid, validate
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, accounted_user_id
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from django.db import models
 from django.db.models import Value
 from django.db.models.functions import Now
 
-from reviewapp import access
+from reviewapp.core import access
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +227,7 @@ class ProcessingHistory(AccountedTable):
 
 class InboxItemQuerySet(models.QuerySet["InboxItem"]):
     def visible_to(self, user: Any) -> InboxItemQuerySet:
-        """The items of the companies ``user`` may see (``reviewapp.access``); no other company's are there."""
+        """The items of the companies ``user`` may see (``reviewapp.core.access``); no other company's are there."""
         ids = access.company_ids(user)
         return self if ids is None else self.filter(company_id__in=list(ids))
 

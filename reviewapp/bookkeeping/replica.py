@@ -15,7 +15,7 @@ from typing import Final
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 
 REPLICA_SQL: Final = Path(__file__).with_name("replica.sql")
 MARK: Final = "replica of accounted's tables, created by the review app's create_bookkeeping_replica"

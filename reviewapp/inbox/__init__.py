@@ -1,9 +1,9 @@
 """The inbox list: filtering, facet counts, sorting, pagination.
 
 Filtering and counting happen in the review database on the read model
-(``IndexedItem``, kept by ``reviewapp.sync``): its ``state_*`` columns are
+(``IndexedItem``, kept by ``reviewapp.readmodel.sync``): its ``state_*`` columns are
 what ``clarifications.analyse`` says about each item's ``channel_context``
-(see ``reviewapp/states.py`` for what each state means). The rules of the
+(see ``reviewapp/core/states.py`` for what each state means). The rules of the
 read model (in states, needing an answer, visible companies, search, queue
 order) are ``IndexedItemQuerySet``'s, in ``reviewapp/models.py``.
 

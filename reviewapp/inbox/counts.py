@@ -9,7 +9,7 @@ from typing import Any, Final
 from django.db import connection, transaction
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import states
+from reviewapp.core import states
 from reviewapp.inbox.query import ListQuery, filtered_items
 
 # Free-text and date-range filters are counted row by row, and only up to

@@ -21,7 +21,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import states
+from reviewapp.core import states
 
 ITEM_ID: Final = "id"
 

@@ -24,15 +24,16 @@ from django.utils.formats import get_format
 from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
-from reviewapp import states, sync
 from reviewapp.answers.bulk import BULK_TYPES
-from reviewapp.dates import local_time
+from reviewapp.core import states
+from reviewapp.core.dates import local_time
+from reviewapp.core.people import person_name_sql
 from reviewapp.inbox.counts import Counts, facet_counts
 from reviewapp.inbox.matches import Match, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
-from reviewapp.people import person_name_sql
+from reviewapp.readmodel import sync
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
@@ -115,7 +116,7 @@ class Row:
     item: IndexedItem
     states: tuple[str, ...]
     open_question: ListQuestion | None
-    # Who is answering it now (an unexpired ``Reservation``, see reviewapp.reservations).
+    # Who is answering it now (an unexpired ``Reservation``, see reviewapp.inbox.reservations).
     holder_id: int | None = None
     holder_name: str = ""
 

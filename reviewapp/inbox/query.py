@@ -11,10 +11,11 @@ from django.db.models import Q
 from django.http import QueryDict
 from django.utils import timezone
 
-from reviewapp import lookup, states
 from reviewapp.bookkeeping.models import InboxItem
-from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, PHOTO_UNREAD, SORT_RECEIVED, InboxFilterForm
+from reviewapp.core import states
+from reviewapp.inbox import lookup
 from reviewapp.models import IndexedItem, IndexedItemQuerySet
+from reviewapp.web.forms.inbox import DEFAULT_PAGE_SIZE, PHOTO_UNREAD, SORT_RECEIVED, InboxFilterForm
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +27,7 @@ class ListQuery:
     """
 
     states: tuple[str, ...] = ()
-    # The companies whose items may be listed (``reviewapp.access``): None for
+    # The companies whose items may be listed (``reviewapp.core.access``): None for
     # every company. Every path filters through it (``filtered_items``, the
     # tally), so the counts, neighbours and the queue cannot show more.
     company_ids: frozenset[uuid.UUID] | None = None
@@ -84,7 +85,7 @@ def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None =
 
 
 def exact_item(query: ListQuery) -> uuid.UUID | None:
-    """The one item the search text names by an exact id (``reviewapp.lookup``) that the query may list, or None.
+    """The one item the search text names by an exact id (``reviewapp.inbox.lookup``) that the query may list, or None.
 
     An item of a company outside ``query.company_ids`` is None, as an id that
     names nothing: the search then runs as usual and finds nothing either.

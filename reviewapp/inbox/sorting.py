@@ -9,9 +9,9 @@ from typing import Any, Final
 from django.db.models import F, OrderBy, Q, QuerySet
 from django.http import QueryDict
 
-from reviewapp.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_QUEUE, SORT_RECEIVED
 from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
 from reviewapp.models import IndexedItem
+from reviewapp.web.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_QUEUE, SORT_RECEIVED
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Cutting the item page's stored texts to their caps, and remembering what was cut.
 
 Every text the item page and ``GET /api/items/<id>`` take from a stored row
-is cut to its cap from ``reviewapp.rendering_caps`` when the ``ItemView`` is
+is cut to its cap from ``reviewapp.core.rendering_caps`` when the ``ItemView`` is
 built, so the page and the API carry the same cut values. Each view part
 keeps ``cut``: the name of each field that was cut and how long it was
 (characters for a text, entries for a list). The page puts a marker after a
@@ -17,7 +17,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final, TypeVar
 
-from reviewapp.rendering_caps import (
+from reviewapp.core.rendering_caps import (
     HUMAN_FIELDS,
     HUMAN_TEXT_MAX_CHARS,
     JSON_INDENT_DEPTH,

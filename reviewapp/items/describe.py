@@ -13,9 +13,21 @@ from django.db.models import OuterRef, Subquery
 
 import clarifications
 from clarifications.model import new_analysis
-from reviewapp import states
 from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
+from reviewapp.core import states
+from reviewapp.core.rendering_caps import (
+    AGENT_VIEW_MAX_CHARS,
+    HUMAN_TEXT_MAX_CHARS,
+    LINES_MAX_CHARS,
+    PARTICIPANTS_MAX,
+    PERSON_TEXT_MAX_CHARS,
+    PROBLEM_MAX_CHARS,
+    PROBLEMS_MAX,
+    RENDERED_VALUE_MAX_CHARS,
+    SHORT_TEXT_MAX_CHARS,
+    capped_json,
+)
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import corrections, item_history
 from reviewapp.items.item_view import (
@@ -38,18 +50,6 @@ from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
 from reviewapp.models import ClarificationEvent
-from reviewapp.rendering_caps import (
-    AGENT_VIEW_MAX_CHARS,
-    HUMAN_TEXT_MAX_CHARS,
-    LINES_MAX_CHARS,
-    PARTICIPANTS_MAX,
-    PERSON_TEXT_MAX_CHARS,
-    PROBLEM_MAX_CHARS,
-    PROBLEMS_MAX,
-    RENDERED_VALUE_MAX_CHARS,
-    SHORT_TEXT_MAX_CHARS,
-    capped_json,
-)
 
 
 def _text(value: object) -> str | None:
@@ -322,7 +322,7 @@ def describe_item(
     has them already (read otherwise; none for a render without databases,
     where every stored ``raw_answer`` is labelled the chat's).
 
-    Every stored text is cut to its cap (``reviewapp.rendering_caps``) and
+    Every stored text is cut to its cap (``reviewapp.core.rendering_caps``) and
     each view part says what was cut (``cut``). The agent view and the
     prompt lines are only cut when together they pass
     ``AGENT_VIEW_MAX_CHARS`` / ``LINES_MAX_CHARS``: up to there they are

@@ -28,19 +28,19 @@ from typing import Any, Final
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from reviewapp import states
 from reviewapp.answers.channel_context import answer_value
 from reviewapp.answers.inputs import CONTEXT, READABLE, REPLACED, REPRESENTATION, RESEND, UPLOAD
 from reviewapp.answers.log import answer_text
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.core import states
+from reviewapp.core.people import actor_name
+from reviewapp.core.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change, lines_of
 from reviewapp.items.item_view import AnswerChange, CorrectionView, EventView
 from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
 from reviewapp.models import ClarificationEvent
-from reviewapp.people import actor_name
-from reviewapp.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
 HISTORY_LIMIT: Final = 200

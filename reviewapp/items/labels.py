@@ -9,8 +9,8 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 import clarifications
-from reviewapp import states
 from reviewapp.answers import evidence
+from reviewapp.core import states
 from reviewapp.models import ClarificationEvent
 
 #: The open question in plain words (the prompt names it in Swedish).

@@ -7,7 +7,7 @@ by item X" or with an uploaded file logs ``payload.resend`` =
 ``ClarificationEvent`` (``reviewapp.answers.writing``). Both item pages and
 ``GET /api/items/<id>`` read the link from there, in both directions.
 
-A linked item of a company the reader may not see (``reviewapp.access``) is
+A linked item of a company the reader may not see (``reviewapp.core.access``) is
 left out, as if there were no link: its id, supplier and who linked it are
 not shown. A linked item no longer in accounted's table has no company to
 check and is shown as gone.
@@ -23,12 +23,12 @@ from typing import Any, Final
 
 from django.db.models import Q
 
-from reviewapp import access
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import access
+from reviewapp.core.people import actor_name
+from reviewapp.core.rendering_caps import PERSON_TEXT_MAX_CHARS
 from reviewapp.items.caps import Cuts, with_cuts
 from reviewapp.models import ClarificationEvent
-from reviewapp.people import actor_name
-from reviewapp.rendering_caps import PERSON_TEXT_MAX_CHARS
 
 REPLACED: Final = "replaced"
 UPLOADED: Final = "uploaded"

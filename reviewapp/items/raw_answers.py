@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reviewapp.answers import evidence
+from reviewapp.core.rendering_caps import HUMAN_TEXT_MAX_CHARS, TextBudget
 from reviewapp.items.item_view import RawPieceView
 from reviewapp.items.labels import raw_source_label
 from reviewapp.models import ClarificationEvent
-from reviewapp.rendering_caps import HUMAN_TEXT_MAX_CHARS, TextBudget
 
 
 def raw_pieces(ctx: object, question: str, log: Sequence[ClarificationEvent]) -> tuple[RawPieceView, ...]:

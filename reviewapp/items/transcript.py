@@ -28,10 +28,10 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem, WhatsappMessage, WhatsappPhoneLink
+from reviewapp.core import roles
+from reviewapp.core.rendering_caps import MESSAGE_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TRANSCRIPT_MAX_CHARS, TextBudget
 from reviewapp.items.caps import Cuts, with_cuts
-from reviewapp.rendering_caps import MESSAGE_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TRANSCRIPT_MAX_CHARS, TextBudget
 
 #: The most recent messages shown; an item's conversation is short, a looping bot's is not.
 TRANSCRIPT_LIMIT: Final = 200

@@ -16,7 +16,7 @@ no trigger, index or extension from us.
 
 from django.db import migrations
 
-from reviewapp import states
+from reviewapp.core import states
 
 TABLE = "reviewapp_indexeditem"
 STATE_COLUMNS = tuple(states.STATE_FIELDS[key] for key in states.STATE_KEYS)

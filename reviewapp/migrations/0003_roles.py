@@ -3,7 +3,7 @@
 from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
-from reviewapp import roles
+from reviewapp.core import roles
 
 
 def create_roles(apps, schema_editor):

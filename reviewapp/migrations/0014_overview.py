@@ -4,7 +4,7 @@ accounted's question events the overview counts (filled by the next sync poll)."
 from django.contrib.auth.management import create_permissions
 from django.db import migrations, models
 
-from reviewapp import roles
+from reviewapp.core import roles
 
 
 def grant(apps, schema_editor):

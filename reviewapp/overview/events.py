@@ -32,9 +32,9 @@ from typing import Final
 
 from django.db import connections, transaction
 
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent, OverviewEvent, SyncState
 from reviewapp.overview.numbers import CHAT_ACTOR, ZONE_NAME
-from reviewapp.routers import BOOKKEEPING_DB
 
 BATCH: Final = 50_000
 # Answers logged while an earlier answer's transaction was still open: far more than

@@ -18,7 +18,7 @@ days) or the number of items, and none on accounted's:
 3. the median as the middle row(s) of the queue's own index
    (``index_queue_idx``) rather than a sort of every waiting row.
 
-Every statement is scoped to the companies the user may see (``reviewapp.access``).
+Every statement is scoped to the companies the user may see (``reviewapp.core.access``).
 An answer written in the app is counted from the sync's next poll on (two
 seconds with ``sync_index --follow``), as the chat's are.
 """
@@ -34,11 +34,11 @@ from zoneinfo import ZoneInfo
 from django.db import connections
 from django.utils import timezone
 
-from reviewapp import access, states
-from reviewapp.forms.inbox import SORT_QUEUE
+from reviewapp.core import access, states
 from reviewapp.inbox.counts import state_bits
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, OverviewEvent
+from reviewapp.web.forms.inbox import SORT_QUEUE
 
 ZONE_NAME: Final = "Europe/Stockholm"
 ZONE: Final = ZoneInfo(ZONE_NAME)

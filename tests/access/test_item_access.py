@@ -20,10 +20,12 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import access, lookup, roles, sync
-from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import access, roles
+from reviewapp.inbox import lookup
 from reviewapp.models import CompanyAssignment, GoldenCase
+from reviewapp.readmodel import sync
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.html import page_of
 from tests.items.bookkeeping import PNG, accounted_event, make_document, make_message, resend_answer, whatsapp_item

@@ -20,8 +20,9 @@ from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import reservations, roles
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import CompanyAssignment
 from tests import factories

@@ -10,7 +10,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp import roles
+from reviewapp.core import roles
 from tests import factories
 
 # Django's auth tables; the list's rows also join auth_user (who is answering

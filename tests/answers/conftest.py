@@ -13,9 +13,9 @@ from django.db import connections
 from django.urls import reverse
 from PIL import Image
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from tests import factories
 
 ASKED_AT = "2026-08-01T09:00:00.000Z"

@@ -23,13 +23,13 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
 from reviewapp.answers.inputs import ContextAnswer, ResendAnswer
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import answer_question
-from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment, Reservation
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.answers.conftest import (
     ASKED_AT,

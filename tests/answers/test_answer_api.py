@@ -12,12 +12,12 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
 from reviewapp.answers.channel_context import answer_value, answer_version
-from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.answers.conftest import (
     ASKED_AT,

@@ -27,9 +27,9 @@ from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, Re
 from reviewapp.answers.validation import AnswerInvalid
 from reviewapp.answers.writing import AnswerConflict, AnswerResult, answer_question
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.items.links import item_links
 from reviewapp.models import AccountLink, ClarificationEvent, IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import (
     ASKED_AT,

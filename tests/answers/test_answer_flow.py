@@ -8,8 +8,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 from tests.answers.conftest import answer_url, moved_item
 from tests.html import Page
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _named(item: InboxItem, supplier: str, total: float) -> InboxItem:
-    from reviewapp import sync
+    from reviewapp.readmodel import sync
 
     data = {**item.extracted_data, "supplier": {"name": supplier}, "totals": {"total": total, "vatAmount": 0}}
     InboxItem.objects.filter(pk=item.pk).update(extracted_data=data)
@@ -89,7 +89,7 @@ def test_the_queue_header_counts_what_the_signed_in_bookkeeper_answered_since_st
 
 
 def test_n_opens_the_oldest_free_item_of_the_queue_skipping_one_someone_else_holds(bookkeeper_client):
-    from reviewapp import reservations
+    from reviewapp.inbox import reservations
     from reviewapp.models import IndexedItem
     from tests import factories
 

@@ -350,7 +350,7 @@ def test_an_item_whose_json_cannot_be_read_is_shown_and_refused_not_crashed(book
 
     from django.db import connections
 
-    from reviewapp.routers import BOOKKEEPING_DB
+    from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 
     item = moved_item("context")
     with connections[BOOKKEEPING_DB].cursor() as cursor:

@@ -28,8 +28,8 @@ from reviewapp.answers.inputs import ContextAnswer
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
 from tests.answers.conftest import conversation, history, make_conversation, moved_item, stored_context
 
 CONCURRENT_ANSWERS = 16

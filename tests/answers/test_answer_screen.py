@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import reservations, roles, sync
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from reviewapp.models import Reservation
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.answers.conftest import HTMX, answer_url, item_url, moved_item, representation_post
 from tests.html import Page

@@ -7,9 +7,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from reviewapp import text
 from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.validation import AnswerInvalid, validate
+from reviewapp.core import text
 from tests.answers.conftest import HTMX, moved_item
 from tests.html import Page
 
@@ -32,7 +32,7 @@ def errors_of(answer: Answer) -> dict[str, list[str]]:
     return caught.value.errors
 
 
-# --- reviewapp.text, on its own -------------------------------------------------------------------
+# --- reviewapp.core.text, on its own -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("value", INVISIBLE_ONLY)

@@ -14,8 +14,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment
 from tests import factories
 from tests.answers.conftest import (

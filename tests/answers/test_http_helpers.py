@@ -1,4 +1,4 @@
-"""reviewapp.htmx: one place decides what a page answers an htmx request (the answer views use it)."""
+"""reviewapp.web.htmx: one place decides what a page answers an htmx request (the answer views use it)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from django.contrib.auth.models import User
 from django.test import RequestFactory
 from django_htmx.middleware import HtmxDetails
 
-from reviewapp.answers.view_models.panel import answer_panel
-from reviewapp.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
+from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
+from reviewapp.web.view_models.panel import answer_panel
 from tests.answers.conftest import moved_item
 from tests.html import Page
 

@@ -14,7 +14,7 @@ from devtools import intake_simulator as intake
 from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.log import app_answers, replaced_answer
 from reviewapp.answers.writing import answer_question
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.answers.conftest import conversation, history, make_conversation, stored_context
 from tests.html import Page

@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, frozenset[str]]] = [
     # The sync's upkeep of the conversation marks, and the one-off mend of rows written under an old rule.
     ("upkeep", frozenset({f"{ANSWERS}.resettle", f"{ANSWERS}.context_fix"})),
     # The read model: reads the log, runs the upkeep; the write indexes through it.
-    ("read model", frozenset({"reviewapp.sync", "reviewapp.sync_bulk"})),
+    ("read model", frozenset({"reviewapp.readmodel.sync", "reviewapp.readmodel.bulk"})),
     # The write: one answer (with a resend's new item or upload), or one for several items.
     # (unread: an upload written as accounted writes one it does not extract, and the fix of old ones.)
     ("write", frozenset({f"{ANSWERS}.unread", f"{ANSWERS}.resend", f"{ANSWERS}.writing", f"{ANSWERS}.bulk"})),
@@ -117,23 +117,23 @@ def test_no_module_imports_a_higher_layer() -> None:
     graph = edges()
     # The reading sees the imports that are there (so an empty reading cannot pass):
     assert f"{ANSWERS}.channel_context" in graph[f"{ANSWERS}.writing"]
-    assert "reviewapp.sync" in graph[f"{ANSWERS}.writing"]
-    assert f"{ANSWERS}.log" in graph["reviewapp.sync"]
+    assert "reviewapp.readmodel.sync" in graph[f"{ANSWERS}.writing"]
+    assert f"{ANSWERS}.log" in graph["reviewapp.readmodel.sync"]
     assert f"{ANSWERS}.view_models.panel" in graph[f"{ANSWERS}.view_models.outcome"]
     assert [line for module in LAYER_OF for line in upward_imports(module, parsed(module))] == []
 
 
 def test_the_check_names_an_import_back_up() -> None:
-    source = "from reviewapp.answers.view_models.panel import AnswerPanel\nfrom reviewapp import sync\n"
+    source = "from reviewapp.web.view_models.panel import AnswerPanel\nfrom reviewapp import sync\n"
     assert upward_imports(f"{ANSWERS}.channel_context", parsed(f"{ANSWERS}.channel_context", source)) == [
         f"{ANSWERS}.channel_context (stores) -> {ANSWERS}.view_models.panel (view models)",
-        f"{ANSWERS}.channel_context (stores) -> reviewapp.sync (read model)",
+        f"{ANSWERS}.channel_context (stores) -> reviewapp.readmodel.sync (read model)",
     ]
 
 
 def test_the_modules_import_one_another_without_a_cycle() -> None:
     # sync and sync_bulk are one read model (each pass of one calls the other): one node here.
-    one = {"reviewapp.sync_bulk": "reviewapp.sync"}
+    one = {"reviewapp.readmodel.bulk": "reviewapp.readmodel.sync"}
     graph: dict[str, set[str]] = {}
     for module, targets in edges().items():
         node = one.get(module, module)
@@ -146,7 +146,7 @@ def test_the_modules_import_one_another_without_a_cycle() -> None:
         order.extend(ready)
         for module in ready:
             del graph[module]
-    assert order.index(f"{ANSWERS}.log") < order.index("reviewapp.sync") < order.index(f"{ANSWERS}.writing")
+    assert order.index(f"{ANSWERS}.log") < order.index("reviewapp.readmodel.sync") < order.index(f"{ANSWERS}.writing")
 
 
 def test_the_answers_package_is_imported_at_the_top_of_every_module() -> None:
@@ -162,6 +162,6 @@ def test_the_answers_package_is_imported_at_the_top_of_every_module() -> None:
                 late.append(f"{module} -> {name}")
     assert late == []
     # The modules that imported it late before (to dodge the sync and item page cycles) import it now:
-    assert (f"{ANSWERS}.log", False) in parsed("reviewapp.sync")
-    assert (f"{ANSWERS}.resettle", False) in parsed("reviewapp.sync")
+    assert (f"{ANSWERS}.log", False) in parsed("reviewapp.readmodel.sync")
+    assert (f"{ANSWERS}.resettle", False) in parsed("reviewapp.readmodel.sync")
     assert (f"{ANSWERS}.log", False) in parsed("reviewapp.items.history")

@@ -20,13 +20,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from devtools import intake_simulator as intake
-from reviewapp import sync
 from reviewapp.answers.inputs import ContextAnswer, ParticipantInput, RepresentationAnswer
 from reviewapp.answers.resettle import resettle_app_answers
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.answers.conftest import conversation, stored_context
 

@@ -13,8 +13,8 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
-from reviewapp.inbox.landing import all_items_url
 from reviewapp.models import ClarificationEvent
+from reviewapp.web.landing import all_items_url
 from tests import factories
 from tests.answers.conftest import ASKED_AT, answer_url, item_url, moved_item, png_bytes
 from tests.answers.test_answer_contract import ACCOUNTED_EMPTY_RESULT

@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from devtools import intake_simulator as intake
-from reviewapp import sync
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 
 ASKED = dt.datetime(2026, 11, 20, 9, 0, tzinfo=dt.UTC)

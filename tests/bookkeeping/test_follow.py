@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.test import Client
 
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from tests import factories
 
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from reviewapp import sync
 from reviewapp.management.commands import sync_index
+from reviewapp.readmodel import sync
 
 
 class Clock:

@@ -27,8 +27,8 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from reviewapp import embedded_pg
 from reviewapp.bookkeeping.replica import REPLICA_SQL
+from reviewapp.dev import embedded_pg
 from reviewapp.management.commands.sync_index import Backoff
 from reviewapp.models import IndexedItem
 

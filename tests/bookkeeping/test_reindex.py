@@ -12,10 +12,11 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import sync, sync_bulk
 from reviewapp.inbox.counts import tally_counts
 from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem, SyncState
+from reviewapp.readmodel import bulk as sync_bulk
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import note, pending, raw_update_context
 
@@ -134,7 +135,7 @@ def test_progress_shows_rows_per_second_and_time_left_on_a_terminal_and_logs_it(
     monkeypatch.setattr(sync_bulk, "PROGRESS_EVERY", sync_bulk.dt.timedelta(0))
     terminal = _Terminal()
     progress = sync_bulk.Progress("re-index", 1_000, stream=terminal)
-    with caplog.at_level(logging.INFO, logger="reviewapp.sync"):
+    with caplog.at_level(logging.INFO, logger="reviewapp.readmodel.sync"):
         progress.step(250)
         progress.finish()
 
@@ -143,7 +144,7 @@ def test_progress_shows_rows_per_second_and_time_left_on_a_terminal_and_logs_it(
     assert "rows/s" in shown
     assert "s left" in shown
     assert shown.startswith("\r")  # one line that rewrites itself
-    logged = [r.getMessage() for r in caplog.records if r.name == "reviewapp.sync"]
+    logged = [r.getMessage() for r in caplog.records if r.name == "reviewapp.readmodel.sync"]
     assert any("250 of about 1,000 rows" in line and "s left" in line for line in logged)
 
 
@@ -152,7 +153,7 @@ def test_progress_prints_nothing_when_stdout_is_not_a_terminal(
 ) -> None:
     monkeypatch.setattr(sync_bulk, "PROGRESS_EVERY", sync_bulk.dt.timedelta(0))
     pipe = io.StringIO()
-    with caplog.at_level(logging.INFO, logger="reviewapp.sync"):
+    with caplog.at_level(logging.INFO, logger="reviewapp.readmodel.sync"):
         progress = sync_bulk.Progress("index", 10, stream=pipe)
         progress.step(5)
     assert pipe.getvalue() == ""

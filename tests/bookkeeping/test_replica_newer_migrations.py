@@ -20,7 +20,7 @@ from django.db import connections
 from django.urls import reverse
 
 from reviewapp.bookkeeping.models import ProcessingHistory
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ import pytest
 from django.db import connections
 
 from reviewapp.bookkeeping.models import ProcessingHistory
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from tests import factories
 
 pytestmark = pytest.mark.django_db(databases="__all__")

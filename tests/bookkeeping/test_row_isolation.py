@@ -15,9 +15,10 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from reviewapp import states, sync
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import states
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 MOVED = {
@@ -56,7 +57,7 @@ def _touch(item_id: uuid.UUID) -> None:
 
 
 def _malformed_logs(caplog: pytest.LogCaptureFixture, item_id: uuid.UUID) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "reviewapp.sync" and str(item_id) in r.getMessage()]
+    return [r for r in caplog.records if r.name == "reviewapp.readmodel.sync" and str(item_id) in r.getMessage()]
 
 
 @pytest.mark.usefixtures("tripwire")
@@ -102,7 +103,7 @@ def test_a_broken_booked_row_stays_booked_and_never_needs_an_answer(company) -> 
 @pytest.mark.usefixtures("tripwire")
 def test_each_broken_row_version_is_logged_once_however_often_it_is_read(company, caplog) -> None:  # type: ignore[no-untyped-def]
     broken = factories.make_item(company, indexed=False, channel_context=TRIPWIRE)
-    caplog.set_level(logging.WARNING, logger="reviewapp.sync")
+    caplog.set_level(logging.WARNING, logger="reviewapp.readmodel.sync")
 
     sync.poll()
     sync.poll()  # the overlap reads it again

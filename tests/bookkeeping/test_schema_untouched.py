@@ -16,8 +16,9 @@ from django.core.management import call_command
 from django.db import connections
 from django.test import Client
 
-from reviewapp import embedded_pg, sync
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.dev import embedded_pg
+from reviewapp.readmodel import sync
 from tests import factories
 
 

@@ -11,9 +11,10 @@ import pytest
 from django.db import connections
 from django.test import Client
 
-from reviewapp import states, sync
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import states
 from reviewapp.models import IndexedItem, SyncState
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 MOVED = {

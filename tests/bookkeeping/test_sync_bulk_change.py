@@ -15,9 +15,9 @@ import psycopg
 import pytest
 from django.db import connections
 
-from reviewapp import sync
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -19,8 +19,8 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

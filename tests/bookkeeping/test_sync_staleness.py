@@ -8,8 +8,8 @@ import logging
 import pytest
 from django.utils import timezone
 
-from reviewapp import sync
 from reviewapp.models import SyncState
+from reviewapp.readmodel import sync
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -19,14 +19,14 @@ def _stale_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [
         r.getMessage()
         for r in caplog.records
-        if r.name == "reviewapp.sync" and r.levelno == logging.WARNING and "read model is" in r.getMessage()
+        if r.name == "reviewapp.readmodel.sync" and r.levelno == logging.WARNING and "read model is" in r.getMessage()
     ]
 
 
 def test_a_poll_that_finds_the_read_model_older_than_sync_stale_after_logs_a_warning_once(caplog, settings) -> None:  # type: ignore[no-untyped-def]
     factories.make_item(indexed=False)
     sync.poll()
-    caplog.set_level(logging.WARNING, logger="reviewapp.sync")
+    caplog.set_level(logging.WARNING, logger="reviewapp.readmodel.sync")
     settings.SYNC_STALE_AFTER = 15 * 60
     SyncState.objects.filter(pk=1).update(last_poll_at=timezone.now() - dt.timedelta(minutes=10))
     sync.poll()

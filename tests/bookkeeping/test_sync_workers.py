@@ -17,9 +17,11 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import sync, sync_bulk, sync_workers
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem, SyncState
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import bulk as sync_bulk
+from reviewapp.readmodel import sync
+from reviewapp.readmodel import workers as sync_workers
 from tests import factories
 
 pytestmark = pytest.mark.django_db(transaction=True)

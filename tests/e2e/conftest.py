@@ -31,7 +31,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from reviewapp import access, roles
+from reviewapp.core import access, roles
 from tests import factories
 
 CHROMIUM = os.environ.get("E2E_CHROMIUM", "/usr/bin/chromium")

@@ -24,9 +24,9 @@ from django.utils import timezone
 from playwright.sync_api import Page
 
 from devtools import intake_simulator as intake
-from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, InboxItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 # How long the chat waits for a reply before accounted's sweep moves the question to the app.

@@ -19,8 +19,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 from reviewapp.models import ApiToken, GoldenCase
 from reviewapp.previews.golden import save_golden_case
 from tests import factories

@@ -11,8 +11,8 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from devtools import intake_simulator as intake
-from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data

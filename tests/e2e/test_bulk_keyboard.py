@@ -22,8 +22,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data

@@ -21,9 +21,9 @@ from django.core.management import call_command
 from django.urls import reverse
 from playwright.sync_api import Page, ViewportSize, expect
 
-from reviewapp import roles, states
-from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE
+from reviewapp.core import roles, states
 from reviewapp.models import IndexedItem
+from reviewapp.web.forms.inbox import DEFAULT_PAGE_SIZE
 from tests.e2e.conftest import ARTIFACTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

@@ -13,7 +13,9 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from reviewapp import reservations, roles, sync
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.e2e import data
 

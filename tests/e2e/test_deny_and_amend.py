@@ -10,10 +10,10 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
 from reviewapp.answers.inputs import ParticipantInput, RepresentationAnswer
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import ProcessingHistory
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.e2e import data

@@ -15,7 +15,8 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import reservations, roles
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from tests import factories
 from tests.e2e import data
 

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
+from reviewapp.core import roles
 from tests import factories
 from tests.e2e import data
 from tests.e2e.data import eventually, shown_item_ids

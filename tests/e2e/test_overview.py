@@ -17,7 +17,8 @@ from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth.models import Permission, User
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles, sync
+from reviewapp.core import roles
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.e2e.conftest import ARTIFACTS
 from tests.e2e.test_accessibility import AXE_OPTIONS, _report

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import GoldenCase
 from tests.e2e.conftest import BrowserProblems
 from tests.e2e.data import eventually

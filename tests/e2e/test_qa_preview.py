@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import GoldenCase
 from tests.clarifications.golden import load_cases
 

@@ -13,12 +13,12 @@ from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from devtools import intake_simulator as intake
-from reviewapp import roles
 from reviewapp.answers.inputs import ResendAnswer
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.e2e import data
 from tests.e2e.data import eventually, shown_item_ids

@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, GoldenCase
 from reviewapp.previews.golden import save_golden_case
 from tests import factories

@@ -10,10 +10,10 @@ from typing import Any
 
 from django.db import connections
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 
 
 def pending(status: str, *, type_: str = "context", asked_at: str = "2026-11-01T09:00:00Z") -> dict[str, Any]:

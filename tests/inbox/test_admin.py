@@ -9,10 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import sync
-from reviewapp.api_auth import create_token
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.models import ApiToken, ClarificationEvent
+from reviewapp.readmodel import sync
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.inbox.helpers import denial, indexed, journal_entry, note, pending, raw_update_context
 

@@ -7,8 +7,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import states
-from reviewapp.api_auth import create_token
+from reviewapp.core import states
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.inbox.helpers import denial, journal_entry, note, pending
 

@@ -8,12 +8,13 @@ import pytest
 from django.db import connections
 from django.urls import reverse
 
-from reviewapp import states, sync
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import states
 from reviewapp.inbox import counts
 from reviewapp.inbox.counts import Counts, tally_counts
 from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import denial, journal_entry, note, participants_only, pending, raw_insert, raw_update_context
 

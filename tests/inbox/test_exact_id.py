@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import CompanyAssignment, IndexedItem
 from tests import factories
 from tests.items.bookkeeping import make_document, make_message, whatsapp_item

@@ -16,7 +16,7 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from reviewapp import states
+from reviewapp.core import states
 from tests import factories
 from tests.inbox.helpers import denial, note, participants_only, pending
 

@@ -14,9 +14,9 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.formats import date_format
 
-from reviewapp import sync
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import SyncState
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import pending
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from reviewapp import states
+from reviewapp.core import states
 from tests import factories
 from tests.inbox.helpers import pending
 

@@ -12,10 +12,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.http import QueryDict
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import indexed, journal_entry, note, pending
 

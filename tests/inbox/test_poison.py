@@ -13,8 +13,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import Company
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import deep_json, huge_number_json, indexed, pending, raw_update_context, raw_update_json
 

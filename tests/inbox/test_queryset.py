@@ -7,11 +7,11 @@ import datetime as dt
 import pytest
 from django.http import QueryDict
 
-from reviewapp import roles
-from reviewapp.forms.inbox import SORT_QUEUE
+from reviewapp.core import roles
 from reviewapp.inbox.query import filtered_items, parse_list_query
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import CompanyAssignment, IndexedItem
+from reviewapp.web.forms.inbox import SORT_QUEUE
 from tests import factories
 from tests.inbox.helpers import denial, moved_to_app, note, pending
 

@@ -12,7 +12,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import reservations, roles
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from reviewapp.inbox.sorting import neighbours
 from tests import factories
 from tests.inbox.helpers import denial, indexed, moved_to_app, note, pending

@@ -26,9 +26,10 @@ from django.http import QueryDict
 from django.urls import reverse
 
 import clarifications
-from reviewapp import states, sync
 from reviewapp.bookkeeping.models import Company
+from reviewapp.core import states
 from reviewapp.inbox.sorting import neighbours
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.clarifications.golden import load_cases
 from tests.inbox.helpers import (

@@ -18,10 +18,10 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import storages
 from django.db import connections
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import Company, DocumentAttachment, InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.urls import reverse
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.readmodel import sync
 from tests.items.bookkeeping import at
 
 ASKED_AT = "2026-08-01T09:00:00Z"  # 11:00 in Stockholm (CEST)

@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import clarifications
-from reviewapp.api_auth import create_token
 from reviewapp.models import ClarificationEvent
+from reviewapp.web.api_auth import create_token
 from tests import factories
 from tests.items.bookkeeping import PNG, accounted_event, app_event, book, make_document
 from tests.items.page import ASKED_AT, CRON

@@ -4,7 +4,7 @@ A 300 KB stored row holding a 26 MB string once gave a 173 MB item page;
 20 KB of JSON nested 5 000 deep pretty-printed to 48 MB. Every stored text
 is now cut to its cap with a marker, the raw JSON is indented to a fixed
 depth and cut, and "Show all" downloads the whole stored value. The bound
-(``reviewapp.rendering_caps.PAGE_MAX_CHARS``) is 1 MB of stored text per
+(``reviewapp.core.rendering_caps.PAGE_MAX_CHARS``) is 1 MB of stored text per
 page or API answer; the tests assert the size of whole responses.
 """
 
@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import rendering_caps
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import rendering_caps
 from reviewapp.models import ClarificationEvent, GoldenCase
 from tests import factories
 from tests.html import page_of

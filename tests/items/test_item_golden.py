@@ -23,7 +23,7 @@ from django.urls import reverse
 import clarifications
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.items.describe import describe_item
-from reviewapp.jinja import render_block
+from reviewapp.web.jinja import render_block
 from tests import factories
 from tests.html import Page, page_of
 from tests.items.bookkeeping import make_document
@@ -91,7 +91,7 @@ def test_the_page_shows_the_golden_agent_view_and_notes_exactly(case, company, s
 def _render_region(name: str, item: InboxItem) -> Page:
     request = RequestFactory().get("/")
     context = {"item": item, "view": describe_item(item, events=[])}
-    # One block of the Jinja2 page, alone (as reviewapp.htmx.render_htmx renders one for htmx).
+    # One block of the Jinja2 page, alone (as reviewapp.web.htmx.render_htmx renders one for htmx).
     return Page(render_block("items/detail.html", name, context, request))
 
 

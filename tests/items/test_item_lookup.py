@@ -7,9 +7,9 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from reviewapp import sync
-from reviewapp.lookup import item_for_exact_id
+from reviewapp.inbox.lookup import item_for_exact_id
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.html import page_of
 from tests.items.bookkeeping import make_document, make_message, whatsapp_item

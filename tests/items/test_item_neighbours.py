@@ -6,8 +6,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.html import page_of
 from tests.items.page import ASKED_AT, received, url

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from reviewapp import states
+from reviewapp.core import states
 from reviewapp.models import IndexedItem
 from tests import factories
 from tests.html import page_of

@@ -8,8 +8,8 @@ import pytest
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp import roles
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.items.bookkeeping import (

@@ -12,8 +12,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.html import page_of
 from tests.items.bookkeeping import DEEP_JSON, HUGE_NUMBER_JSON, PNG, at, make_document, poison_item

@@ -15,9 +15,10 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles, sync
 from reviewapp.bookkeeping.models import Company
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.answers.conftest import moved_item
 from tests.html import page_of

@@ -12,8 +12,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles, sync
+from reviewapp.core import roles
 from reviewapp.models import CompanyAssignment
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.overview.conftest import APP, CHAT, CRON, app_answer, day_iso, history, item, stockholm_midnight, waiting
 
@@ -149,7 +150,7 @@ def test_it_asks_a_stranger_to_log_in(db) -> None:  # type: ignore[no-untyped-de
 
 
 def test_it_takes_a_personal_token(world) -> None:  # type: ignore[no-untyped-def]
-    from reviewapp.api_auth import create_token
+    from reviewapp.web.api_auth import create_token
 
     token = create_token(world["bea"])
     response = Client().get(reverse("api_overview"), {"days": 7}, HTTP_AUTHORIZATION=f"Bearer {token}")

@@ -13,8 +13,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from reviewapp import roles, sync
+from reviewapp.core import roles
 from reviewapp.models import CompanyAssignment, IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.html import Page, page_of
 from tests.overview.conftest import app_answer, day_iso, item, stockholm_midnight

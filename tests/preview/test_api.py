@@ -10,11 +10,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp.api_auth import create_token
 from reviewapp.previews.gallery import EXAMPLES
 from reviewapp.previews.golden import canonical
 from reviewapp.previews.parsing import MAX_INPUT_BYTES
-from tests.preview.conftest import cli_output, golden_records
+from reviewapp.web.api_auth import create_token
+from tests.previews.conftest import cli_output, golden_records
 
 RECORDS = golden_records()
 

@@ -21,7 +21,7 @@ from django.test import Client
 from django.urls import reverse
 
 from reviewapp.models import ApiToken, GoldenCase
-from tests.preview.conftest import GOLDEN, golden_records
+from tests.previews.conftest import GOLDEN, golden_records
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from reviewapp.previews.golden import canonical
 from tests import factories
 from tests.html import text_of, texts
 from tests.items.bookkeeping import DEEP_JSON, poison_item
-from tests.preview.conftest import GOLDEN, golden_records
+from tests.previews.conftest import GOLDEN, golden_records
 
 SAVE = "/preview/cases/new/"
 LIST = "/preview/cases/"

@@ -18,7 +18,7 @@ from reviewapp.previews.maintenance import MAX_TAGS
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
 from tests.html import form_of, text_of, texts
-from tests.preview.conftest import GOLDEN, golden_records
+from tests.previews.conftest import GOLDEN, golden_records
 
 RECORDS = {r["name"]: r for r in golden_records()}
 HTMX = {"HTTP_HX_REQUEST": "true"}

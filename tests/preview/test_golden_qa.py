@@ -11,12 +11,12 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import GoldenCase, GoldenCaseChange
 from reviewapp.previews.golden import save_golden_case
 from tests import factories
 from tests.html import form_of, text_of, texts
-from tests.preview.conftest import GOLDEN
+from tests.previews.conftest import GOLDEN
 
 
 @pytest.fixture

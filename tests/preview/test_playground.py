@@ -12,15 +12,15 @@ from django.test import Client
 from django.urls import reverse
 
 import clarifications
-from reviewapp import states
-from reviewapp.forms.preview import PreviewForm
+from reviewapp.core import states
 from reviewapp.previews.gallery import EXAMPLES, find_example
 from reviewapp.previews.golden import canonical
 from reviewapp.previews.parsing import MAX_INPUT_BYTES
+from reviewapp.web.forms.preview import PreviewForm
 from tests import factories
 from tests.html import text_of, texts
 from tests.items.bookkeeping import DEEP_JSON, HUGE_NUMBER_JSON, make_document, poison_item
-from tests.preview.conftest import cli_output, golden_records
+from tests.previews.conftest import cli_output, golden_records
 
 URL = "/preview/"
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -1,5 +1,5 @@
 """A request body larger than its view accepts is refused with 413 before anything reads it
-(reviewapp/body_limits.py): 1 MiB everywhere, the receipt upload limit more on the answer form."""
+(reviewapp/web/body_limits.py): 1 MiB everywhere, the receipt upload limit more on the answer form."""
 
 from __future__ import annotations
 

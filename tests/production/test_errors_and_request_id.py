@@ -11,7 +11,7 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp.request_id import RequestIdFilter, accept_or_new
+from reviewapp.web.request_id import RequestIdFilter, accept_or_new
 
 pytestmark = pytest.mark.urls("tests.production.urls_errors")
 

@@ -12,8 +12,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import SyncState
-from reviewapp.routers import BOOKKEEPING_DB
 
 
 def test_healthz_answers_ok_without_a_login_when_both_databases_answer(client, db):

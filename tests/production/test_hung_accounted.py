@@ -1,5 +1,5 @@
 """Every wait on accounted's database ends within the app's own limit, even when the server stops
-answering on a connection that is already open (issue 35; reviewapp/bounded_pg).
+answering on a connection that is already open (issue 35; reviewapp/bookkeeping/bounded_pg).
 
 A relay (tests/relay.py) stands between the app and accounted's database
 and is told to hang after the connection is up: the server's own timeouts
@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from django.db import OperationalError, connections, transaction
 
-from reviewapp import sync
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests.relay import Relay
 from tests.test_foundation import BOOKKEEPING_URL, REVIEW_URL, _load_settings
 

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 from django.db import connections
 
-from reviewapp.api_auth import create_token
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.web.api_auth import create_token
 from tests.answers.conftest import moved_item
 from tests.production.test_proxy import _database_url, _free_port, _start_gunicorn, _stop
 from tests.relay import Relay

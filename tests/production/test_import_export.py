@@ -14,10 +14,10 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 
 import clarifications
-from reviewapp import transfer
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.items import transfer
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
 from tests import factories
 
 GOLDEN = Path(settings.BASE_DIR).parent / "shared" / "golden" / "clarifications.jsonl"

@@ -1,5 +1,5 @@
 """A database that does not answer, refused or hung: pages and the API answer 503 with
-Retry-After, naming which database, and nothing is written anywhere (reviewapp/outages.py)."""
+Retry-After, naming which database, and nothing is written anywhere (reviewapp/web/outages.py)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from django.db import ProgrammingError, connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import outages
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent, Reservation
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.web import outages
 from tests import factories
 from tests.answers.conftest import moved_item, representation_post
 
@@ -291,7 +291,7 @@ def test_a_hung_review_database_is_given_up_on_after_the_connect_timeout(admin_c
 
 
 def test_the_whole_table_export_is_not_cut_by_the_web_statement_timeout(point):
-    from reviewapp import transfer
+    from reviewapp.items import transfer
 
     item = moved_item("representation")
     point(BOOKKEEPING_DB, options="-c statement_timeout=5s")

@@ -35,9 +35,9 @@ import pytest
 from django.conf import settings
 from django.db import connections
 
-from reviewapp import roles
-from reviewapp.api_auth import create_token
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
+from reviewapp.web.api_auth import create_token
 from tests import factories
 
 pytestmark = pytest.mark.e2e

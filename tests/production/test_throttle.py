@@ -17,8 +17,8 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import throttle
 from reviewapp.models import LoginThrottle
+from reviewapp.web import throttle
 from tests import factories
 
 WRONG = "not-the-password"

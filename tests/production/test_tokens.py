@@ -13,9 +13,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import roles
-from reviewapp.api_auth import create_token, hash_token
+from reviewapp.core import roles
 from reviewapp.models import ApiToken
+from reviewapp.web.api_auth import create_token, hash_token
 from tests import factories
 
 TOKEN = re.compile(r"rvw_[A-Za-z0-9_-]{40,}")

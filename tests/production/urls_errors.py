@@ -33,4 +33,4 @@ urlpatterns = [
     *app_urlpatterns,
 ]
 
-handler500 = "reviewapp.views.errors.server_error"
+handler500 = "reviewapp.web.views.errors.server_error"

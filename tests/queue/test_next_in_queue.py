@@ -10,9 +10,11 @@ from django.contrib.auth.models import Permission, User
 from django.db import connection
 from django.http import QueryDict
 
-from reviewapp import reservations, roles, sync
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.inbox.helpers import indexed, note, pending
 

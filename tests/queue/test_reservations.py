@@ -13,7 +13,8 @@ from django.db import connection, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from reviewapp import reservations, roles
+from reviewapp.core import roles
+from reviewapp.inbox import reservations
 from reviewapp.models import IndexedItem, Reservation
 from tests import factories
 from tests.inbox.helpers import pending

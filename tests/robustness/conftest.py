@@ -15,10 +15,10 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from reviewapp import sync
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent, IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 ASKED_AT = "2026-08-01T09:00:00.000Z"

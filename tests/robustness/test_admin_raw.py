@@ -12,7 +12,7 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from reviewapp import roles
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment
 from tests import factories
 from tests.items.bookkeeping import app_event

@@ -6,7 +6,7 @@ import pytest
 from django.db import DataError, connections, transaction
 from django.urls import reverse
 
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from tests import factories
 from tests.items.bookkeeping import make_document
 from tests.robustness.conftest import lenient

@@ -18,8 +18,8 @@ from django.urls import reverse
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from reviewapp import sync
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 from tests.answers.conftest import representation_post
 from tests.robustness.conftest import (

@@ -1,6 +1,6 @@
 """One cap for every printed stored text: a row whose every string is 5 MB stops no page.
 
-The per-field caps (``reviewapp.rendering_caps``) bound the fields someone
+The per-field caps (``reviewapp.core.rendering_caps``) bound the fields someone
 thought of; these tests walk every page, partial and JSON answer a row
 reaches, with every string of the row (names, purpose, raw answers, note,
 caption, supplier, company and file names, message bodies, history
@@ -27,8 +27,8 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from devtools import intake_simulator as intake
-from reviewapp import rendering_caps
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.core import rendering_caps
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.answers.conftest import HTMX, make_conversation, representation_post

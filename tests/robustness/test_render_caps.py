@@ -1,7 +1,7 @@
 """Render caps: no stored value makes a page or an answer unbounded.
 
 A 300 KB row holding a 26 MB string gave a 173 MB item page; 20 KB of JSON
-nested 5 000 deep pretty-printed to 48 MB. ``reviewapp.rendering_caps`` cuts
+nested 5 000 deep pretty-printed to 48 MB. ``reviewapp.core.rendering_caps`` cuts
 and indents to a fixed depth; the download view gives the whole stored value.
 """
 
@@ -15,9 +15,9 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from reviewapp import rendering_caps
+from reviewapp.core import rendering_caps
+from reviewapp.core.rendering_caps import CappedText, TextBudget, capped_json, capped_text
 from reviewapp.models import CompanyAssignment
-from reviewapp.rendering_caps import CappedText, TextBudget, capped_json, capped_text
 from tests import factories
 from tests.robustness.conftest import lenient, store_text, stored_text
 

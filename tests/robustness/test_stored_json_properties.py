@@ -5,7 +5,7 @@ Python's json cannot hold: ``1e400`` becomes a 401-digit integer (too big
 for a float), ``1e4000`` one past Python's 4 300-digit limit, ``1e-400``
 a number Python rounds to 0. The rows here are written as raw JSON text
 (``%s::jsonb``), both columns, from a grammar of every JSON type at every
-key the code reads (``reviewapp/sync.py``, ``reviewapp/states.py``,
+key the code reads (``reviewapp/readmodel/sync.py``, ``reviewapp/core/states.py``,
 ``clarifications/reading.py``, ``clarifications/render.py``,
 ``reviewapp/items/describe.py``, ``reviewapp/bookkeeping/models.py``).
 
@@ -27,9 +27,9 @@ from django.urls import reverse
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from reviewapp import sync
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -29,12 +29,13 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from devtools import demo, demo_rows
-from reviewapp import roles, sync
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
+from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
 from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_case_file
-from reviewapp.routers import BOOKKEEPING_DB
+from reviewapp.readmodel import sync
 
 BATCH = 2_000
 INDEX_BATCH = 2_000

@@ -21,9 +21,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from devtools import intake_simulator as intake
-from reviewapp import sync
 from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.bookkeeping.replica import ReplicaRefused, require_replica
+from reviewapp.readmodel import sync
 
 ACTIONS = ("ask", "answer", "half-answer", "deny", "expire", "late-reply")
 

@@ -14,8 +14,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp.api_auth import create_token, hash_token
 from reviewapp.models import ApiToken
+from reviewapp.web.api_auth import create_token, hash_token
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""``manage.py export_items [--state KEY ...] [--output FILE]``: rows as JSON Lines (see reviewapp.transfer)."""
+"""``manage.py export_items [--state KEY ...] [--output FILE]``: rows as JSON Lines (see reviewapp.items.transfer)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import states, transfer
+from reviewapp.core import states
+from reviewapp.items import transfer
 
 
 class Command(BaseCommand):

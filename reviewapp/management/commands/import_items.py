@@ -1,4 +1,4 @@
-"""``manage.py import_items FILE``: upsert inbox items from JSON Lines into the replica (see reviewapp.transfer).
+"""``manage.py import_items FILE``: upsert inbox items from JSON Lines into the replica (see reviewapp.items.transfer).
 
 FILE may be ``-`` for standard input. Refuses a database that is not a replica
 made by ``create_bookkeeping_replica``. Bad lines are reported with their line
@@ -12,8 +12,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from reviewapp import transfer
 from reviewapp.bookkeeping import replica
+from reviewapp.items import transfer
 
 
 class Command(BaseCommand):

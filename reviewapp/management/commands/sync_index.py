@@ -3,7 +3,7 @@
 One pass by default (the first one indexes everything, and so does the
 first after a release changed ``sync.RULES_VERSION``: it builds a new table
 beside the list and swaps it in when done, printing rows/s and the time left
-on a terminal and logging them; see ``reviewapp.sync_bulk``). With ``--follow`` it
+on a terminal and logging them; see ``reviewapp.readmodel.bulk``). With ``--follow`` it
 loops: a poll every ``--interval`` seconds (2 by default) and a reconcile
 (deleted rows, company renames, anything a poll could not see) every
 ``--reconcile-every`` seconds. Any number of hosts may run it: each pass
@@ -40,7 +40,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from reviewapp import sync
+from reviewapp.readmodel import sync
 
 log = logging.getLogger(__name__)
 

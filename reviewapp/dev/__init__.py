@@ -1,0 +1,1 @@
+"""Development plumbing: the embedded PostgreSQL and the database-less settings backend."""

@@ -1,0 +1,289 @@
+"""The inbox list's query string, validated like any other form.
+
+The same form reads the page's, the API's and the item page's (previous/next)
+query strings, so a shared link means the same thing everywhere. A bad value
+becomes an error under its field and the list falls back to the default for
+that one field; it never becomes a 500.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Final
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from reviewapp.core import access, states
+from reviewapp.readmodel import sync
+
+# Sort keys as they appear in URLs.
+SORT_RECEIVED: Final = "received"  # newest received first (the default)
+SORT_OLDEST: Final = "oldest"  # oldest received first
+SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first (asked in the chat)
+SORT_QUEUE: Final = "queue"  # longest waiting in the app first: the bookkeeper's queue
+SORT_CHOICES: Final = (
+    (SORT_RECEIVED, _("Newest first")),
+    (SORT_OLDEST, _("Oldest first")),
+    (SORT_QUEUE, _("Longest waiting in the app first")),
+    (SORT_QUESTION_AGE, _("Oldest open question first")),
+)
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 500
+# OFFSET pagination costs grow with depth; past this a narrower filter or the
+# other sort direction is the way in (page 2 000 of 50 is 100 000 rows deep).
+MAX_PAGE: Final = 2000
+PAGE_SIZE_CHOICES: Final = (25, 50, 100, 200, 500)
+
+
+class PageSizeField(forms.TypedChoiceField):
+    """A page size menu that shows the default as chosen when the URL names none.
+
+    The form is always bound (to the query string), and a bound select with no
+    value lets the browser pick the first option: the page showed 50 rows but
+    the menu said 25, and the next filter change switched to 25.
+    """
+
+    def bound_data(self, data: Any, initial: Any) -> Any:
+        return initial if data in (None, "") else data
+
+
+class CompanyChoiceField(forms.TypedChoiceField):
+    """accounted's companies by name (``sync.synced``: as the last sync pass read them).
+
+    An archived company still filters (its items stay in the list) and says
+    it is archived. The choices are read once a form, and only when the form
+    needs them: to check a chosen company, or to draw the menu.
+    """
+
+    default_error_messages = {"invalid_choice": forms.ModelChoiceField.default_error_messages["invalid_choice"]}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(coerce=uuid.UUID, empty_value=None, **kwargs)
+
+
+class StateField(forms.MultipleChoiceField):
+    """The ticked states; a state a link names that does not exist is refused with the ones that do."""
+
+    def validate(self, value: Any) -> None:
+        try:
+            super().validate(value)
+        except forms.ValidationError as error:
+            if error.code != "invalid_choice":
+                raise
+            raise forms.ValidationError(
+                _("“%(value)s” is not a state. The states are: %(states)s."),
+                code="invalid_choice",
+                params={**(error.params or {}), "states": ", ".join(states.STATE_KEYS)},
+            ) from None
+
+
+class IsoDateField(forms.DateField):
+    """A date typed as YYYY-MM-DD, whatever the browser's language.
+
+    A plain text box, not ``type="date"``: a date control follows the
+    browser's locale (12/01/2026 in an American browser) and refuses a typed
+    ISO date in some. Only ISO is accepted, so 01/02/2026 is never read as
+    the wrong month.
+    """
+
+    input_formats = ["%Y-%m-%d"]
+    default_error_messages = {"invalid": _("Enter a date as YYYY-MM-DD, for example 2026-11-30.")}
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault(
+            "widget",
+            forms.DateInput(
+                format="%Y-%m-%d",
+                attrs={
+                    "inputmode": "numeric",
+                    "pattern": r"\d{4}-\d{2}-\d{2}",
+                    "placeholder": _("YYYY-MM-DD"),
+                    "autocomplete": "off",
+                    "size": "10",
+                },
+            ),
+        )
+        super().__init__(**kwargs)
+
+
+# The filters in the bar above the results, in the bar's order (the states
+# and the page number are drawn with the results, which every change redraws).
+BAR_FIELDS: Final = ("q", "type", "company", "received_from", "received_to", "photo", "sort", "page_size")
+
+# ``?photo=unread``: only items whose photo accounted has not read (its extraction was skipped;
+# reviewapp.answers.unread): "Tolka om" in accounted reads it.
+PHOTO_UNREAD: Final = "unread"
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """One filter of the bar, ready for plain markup (``InboxFilterForm.controls``).
+
+    Attributes, not dict keys: Jinja2 tries an attribute first.
+    """
+
+    name: str
+    id: str
+    label: str  # with the form's suffix: "Search:"
+    help_text: str
+    input_type: str  # "search", "text"…; "" for a menu
+    value: str  # an input's value, "" for none
+    attrs: dict[str, str]  # the control's other attributes: {"maxlength": "200", "aria-describedby": "…"}
+    options: list[tuple[str, str, bool]]  # a menu's (value, label, selected)
+    errors: list[str]
+
+
+class InboxFilterForm(forms.Form):
+    state = StateField(
+        label=_("State"),
+        choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Items in any ticked state."),
+    )
+    # The open question's type, or the answered question's (inbox.query.filtered_items).
+    type = forms.ChoiceField(
+        label=_("Question type"),
+        choices=[("", _("Any")), *((key, states.QUESTION_TYPE_LABELS[key]) for key in states.QUESTION_TYPES)],
+        required=False,
+    )
+    company = CompanyChoiceField(label=_("Company"), required=False)
+    received_from = IsoDateField(label=_("Received from"), required=False, help_text=_("YYYY-MM-DD"))
+    received_to = IsoDateField(label=_("Received to"), required=False, help_text=_("YYYY-MM-DD"))
+    photo = forms.ChoiceField(
+        label=_("Photo"),
+        choices=[("", _("Any")), (PHOTO_UNREAD, _("Not read by accounted"))],
+        required=False,
+    )
+    q = forms.CharField(
+        label=_("Search"),
+        required=False,
+        max_length=200,
+        widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
+        help_text=_("Supplier, participant, purpose, note or item id."),
+    )
+    sort = forms.ChoiceField(label=_("Sort"), choices=SORT_CHOICES, required=False)
+    page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=MAX_PAGE)
+    page_size = PageSizeField(
+        label=_("Per page"),
+        choices=[(n, str(n)) for n in PAGE_SIZE_CHOICES],
+        coerce=int,
+        required=False,
+        empty_value=None,
+        initial=DEFAULT_PAGE_SIZE,
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        user: Any,
+        companies: list[tuple[uuid.UUID, str, bool]] | None = None,
+        max_page_size: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        # accounted's companies (``sync.Synced.companies``), when the caller
+        # has read them already; otherwise read if the form needs them.
+        self.all_companies = companies
+        # The companies ``user`` may see (None: all). The menu offers only
+        # those, so another company's id is refused exactly like an id that
+        # does not exist; ``ListQuery.from_form`` narrows every list to them.
+        self.company_ids = access.company_ids(user)
+        company = self.fields["company"]
+        assert isinstance(company, CompanyChoiceField)
+        company.choices = self._company_choices
+        if max_page_size is not None:
+            # The API takes any size up to 500, not only the page's menu.
+            self.fields["page_size"] = forms.IntegerField(
+                label=_("Per page"), required=False, min_value=1, max_value=max_page_size
+            )
+        for name in BAR_FIELDS:
+            field = self.fields[name]
+            # The list's htmx responses fill each field's error slot out of
+            # band (templates/inbox/list.html); the control always points at it.
+            described = [f"id_{name}_helptext"] if field.help_text else []
+            field.widget.attrs["aria-describedby"] = " ".join([*described, f"id_{name}_error"])
+
+    @cached_property
+    def _companies(self) -> list[tuple[str, str]]:
+        seen = self.company_ids
+        companies = self.all_companies if self.all_companies is not None else sync.synced().companies
+        return [
+            (str(pk), str(_("%(name)s (archived)") % {"name": name}) if archived else name)
+            for pk, name, archived in companies
+            if seen is None or pk in seen
+        ]
+
+    def _company_choices(self) -> list[tuple[str, str]]:
+        return [("", str(_("All companies"))), *self._companies]
+
+    @cached_property
+    def controls(self) -> dict[str, Control]:
+        """The bar's filters as plain values: what each widget would print, without its templates.
+
+        Rendered through the form renderer, each widget and each menu option
+        is a template of its own: a fifth of the list page's time.
+        The page writes these into one partial instead. Attributes, values and
+        the chosen option are the widgets' own (``build_attrs``,
+        ``format_value``), so the markup stays what Django would write.
+
+        Why it stays (``bench/speed_layers.py``, 2026-12-01, 100 000 items):
+        printing each bound field instead made the list page 12–13 ms slower
+        (+19–21 %, 95 % interval 8.9–16.7 ms; 4.2–4.5 ms of CPU) on a loaded
+        2-core machine. Remove it when that script shows less than 5 % and
+        1 ms (``bench/README.md``, "Speed layers").
+        """
+        return {name: self._control(name) for name in BAR_FIELDS}
+
+    def error_slots(self) -> list[dict[str, Any]]:
+        """Each filter's error slot (``id`` and ``errors``, as in ``controls``) without the menus' choices."""
+        return [{"id": self[name].auto_id, "errors": self[name].errors} for name in BAR_FIELDS]
+
+    def _control(self, name: str) -> Control:
+        bound = self[name]
+        widget = bound.field.widget
+        attrs = widget.build_attrs(widget.attrs, {**bound.build_widget_attrs({}), "id": bound.auto_id})
+        value = bound.value()
+        options: list[tuple[str, str, bool]] = []
+        input_type = ""
+        shown = ""
+        if isinstance(widget, forms.Select):
+            chosen = set(widget.format_value(value))
+            options = [(str(key), str(label), str(key) in chosen) for key, label in widget.choices]
+        else:
+            input_type = getattr(widget, "input_type", "text")
+            shown = widget.format_value(value) or ""
+        return Control(
+            name=bound.html_name,
+            id=bound.auto_id,
+            label=f"{bound.label}{self.label_suffix}",
+            help_text=str(bound.help_text),
+            input_type=input_type,
+            value=str(shown),
+            # Printed with Jinja2's xmlattr (escaped there), sorted as Django's
+            # flatatt writes them. A boolean attribute (none in the bar) would
+            # print as key="True": still set.
+            attrs={key: str(attr) for key, attr in sorted(attrs.items())},
+            options=options,
+            errors=[str(error) for error in bound.errors],
+        )
+
+    def clean_state(self) -> list[str]:
+        # Repeating a state is harmless; keep the URL's order, drop duplicates.
+        return list(dict.fromkeys(self.cleaned_data.get("state") or []))
+
+    def clean_q(self) -> str:
+        return " ".join((self.cleaned_data.get("q") or "").split())
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        start: dt.date | None = cleaned.get("received_from")
+        end: dt.date | None = cleaned.get("received_to")
+        if start and end and start > end:
+            self.add_error("received_to", _("The end date is before the start date."))
+        return cleaned
