@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from clarifications import phrases
-from tests.clarifications.golden import repo_root
+from tests.clarifications.golden import golden_path
 
-SEED = repo_root().parent / "shared" / "seed" / "chat-clarifications.ts"
+SEED = golden_path().parents[1] / "seed" / "chat-clarifications.ts"
 
 LINE_PHRASES = [
     "PARTICIPANTS_PREFIX",
