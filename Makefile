@@ -7,7 +7,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint golden e2e messages serve serve-env bench clean
+.PHONY: run test lint golden e2e messages serve serve-env bench clean mutate
 
 $(VENV)/bin/python:
 	"$$(scripts/find-python)" -m venv $(VENV)
@@ -59,9 +59,18 @@ golden: $(DEV_STAMP)
 messages: $(DEV_STAMP)
 	$(PY) scripts/messages.py
 
+## make mutate: mutation testing with mutmut (a tool, not a gate; docs/mutation.md has the figures
+## and the survivors). Mutates what [tool.mutmut] in pyproject.toml names, runs its tests in a copy
+## (mutants/) one mutant at a time (MUTATE_CHILDREN processes; 1 on a shared machine), then lists
+## every mutant that survived. `make mutate` again resumes; `rm -rf mutants` starts over.
+MUTATE_CHILDREN ?= 1
+mutate: $(DEV_STAMP)
+	$(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN)
+	$(VENV)/bin/mutmut results
+
 clean:
 	-$(PY) -m reviewapp.dev.embedded_pg stop
-	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache .pgdata
+	rm -rf $(VENV) staticfiles .pytest_cache .mypy_cache .ruff_cache .pgdata mutants
 
 ## make e2e: every browser test (marked e2e: the journeys in tests/e2e and the screens' own)
 ## in Debian's Chromium against a live server; installs the chromium package first when it

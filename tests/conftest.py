@@ -167,11 +167,6 @@ def _empty_bookkeeping_after_transactional_tests(request):  # type: ignore[no-un
             )
 
 
-@pytest.fixture
-def on_postgres() -> bool:
-    return True
-
-
 # The events the app writes to accounted's append-only log (never a name in them).
 AUDITED_EVENTS = ("ChannelQuestionAnswered", "DocumentIngested", "DocumentExtractionAttempted")
 

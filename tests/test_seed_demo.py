@@ -97,9 +97,46 @@ def test_the_read_model_agrees_with_the_library_on_every_demo_item():
         if isinstance(ctx, Undecodable):
             assert set(indexed[item.pk].state_keys) == {"malformed", "no_answers"}
             continue
-        expected = set(states.states_of(clarifications.analyse(ctx), booked=item.is_booked))
         # answer_replaced comes from the app's answer log, not the row: its own test is below.
-        assert set(indexed[item.pk].state_keys) - {"answer_replaced"} == expected, ctx
+        shown = set(indexed[item.pk].state_keys) - {"answer_replaced"}
+        if clarifications.analyse(ctx).problems:
+            # Wrong types: the seed's rules do not say what they mean; the row says "malformed".
+            assert "malformed" in shown, ctx
+            continue
+        assert shown == _seed_states(ctx, booked=item.is_booked), ctx
+
+
+def _trimmed(value: object) -> str | None:
+    return value.strip() or None if isinstance(value, str) else None
+
+
+def _seed_states(ctx: dict | None, *, booked: bool) -> set[str]:
+    """The states, written out from the seed's summariseClarifications, not from reviewapp.core.states."""
+    found = {"booked"} if booked else set()
+    if not ctx:
+        return found | {"no_answers"}
+    rep = ctx.get("representation") or {}
+    denied = rep.get("denied") is True
+    participants = [p for p in rep.get("participants") or [] if (p.get("name") or "").strip()]
+    purpose = _trimmed(rep.get("purpose"))
+    answered_representation = not denied and (participants or purpose)
+    note = _trimmed(ctx.get("user_note"))
+    context_answer = _trimmed((ctx.get("context_answer") or {}).get("raw_answer"))
+    pending = ctx.get("pending_question") or {}
+    status = pending.get("status") if pending.get("status") in ("open", "moved_to_app") else None
+    if not (answered_representation or denied or note or context_answer or status):
+        return found | {"no_answers"}
+    if status is None:
+        found.add("answered")
+    elif status == "moved_to_app" and not booked:
+        found.add("needs_answer")
+    elif status == "open":
+        found.add("waiting_in_chat")
+    if denied:
+        found.add("denied")
+    if not denied and participants and purpose is None:
+        found.add("purpose_missing")
+    return found
 
 
 def _rows(seed: int, count: int) -> list:

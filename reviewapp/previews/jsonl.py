@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -20,6 +22,25 @@ def to_jsonl(case: GoldenCase) -> str:
     """One line of ``../shared/golden/clarifications.jsonl``."""
     line = json.dumps({"name": case.name, "input": case.input, "expected": case.expected}, ensure_ascii=False)
     return escape_surrogates(line)
+
+
+def write_file(path: str, lines: Iterable[str]) -> None:
+    """Write ``lines`` to ``path`` whole or not at all; ``OSError`` when it cannot.
+
+    Into a temporary file beside it, then renamed over it: a disk that fills
+    half way leaves the previous file as it was, never half an export.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".golden-export-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.writelines(lines)
+        # mkstemp's file is private (0600); the export keeps the file's mode, or is readable as open() made it.
+        os.chmod(temporary, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
 
 
 NAME_MAX_LENGTH: Final = 200  # GoldenCase.name

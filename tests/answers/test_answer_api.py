@@ -12,6 +12,7 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
+from clarifications import phrases
 from reviewapp.answers.channel_context import answer_value, answer_version
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
@@ -75,7 +76,7 @@ def test_a_representation_answer_returns_the_new_summary_and_lines(bookkeeper_cl
     }
     assert data["summary"]["openQuestion"] is None
     assert data["summary"]["eventDate"] == "2026-07-29"
-    assert "deltagare (uppgivna av användaren): Anna Berg (Volvo), Jakob W" in data["lines"]
+    assert phrases.PARTICIPANTS_PREFIX + "Anna Berg (Volvo), Jakob W" in data["lines"]
     assert data["answered_by"]["actor"] == "bea"
     assert data["answered_by"]["channel"] == "App"
     ctx = stored(item)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from clarifications import phrases
 from reviewapp.models import ClarificationEvent
 from tests.answers.conftest import HTMX, answer_url, moved_item, preview_url, representation_post, stored_context
 from tests.html import Page
@@ -29,8 +30,8 @@ def test_the_preview_shows_the_agent_view_after_saving_and_saves_nothing(bookkee
     # The current view still carries the open question's line, the preview no longer does.
     agent_now = page.text("preview-agent-now")
     agent_after = page.text("preview-agent-after")
-    assert "- OBESVARAD FRÅGA: deltagare och syfte" in agent_now
-    assert "OBESVARAD FRÅGA:" not in agent_after
+    assert f"- {phrases.OPEN_QUESTION_MARKER}: {phrases.ASK_REPRESENTATION}" in agent_now
+    assert f"{phrases.OPEN_QUESTION_MARKER}:" not in agent_after
     assert stored_context(item) == before
     assert not ClarificationEvent.objects.exists()
 

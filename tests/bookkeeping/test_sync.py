@@ -173,6 +173,10 @@ def test_a_poison_row_breaks_no_page(company, support_client: Client) -> None:  
 
     for url in ("/", "/?state=malformed", "/api/items", f"/items/{bad}/", f"/api/items/{bad}"):
         assert support_client.get(url).status_code == 200, url
+    # And the bad row is shown as malformed, with the reason, where a person looks for it.
+    assert f"/items/{bad}/" in support_client.get("/?state=malformed").content.decode()
+    assert "channel_context: nested too deep to read" in support_client.get(f"/items/{bad}/").content.decode()
+    assert support_client.get(f"/api/items/{bad}").json()["malformed"] == "channel_context: nested too deep to read"
 
 
 def test_a_booked_item_is_booked_and_never_needs_an_answer(company) -> None:  # type: ignore[no-untyped-def]

@@ -21,7 +21,13 @@ def repo_root() -> Path:
 
 
 def golden_path() -> Path:
-    return repo_root().parent / "shared" / "golden" / "clarifications.jsonl"
+    """``shared/golden/clarifications.jsonl`` beside the repository, or beside an ancestor of it.
+
+    The ancestors count for a copy of the repository inside it (``make mutate`` runs the
+    tests in ``mutants/``); the first candidate is the one named when none exists.
+    """
+    candidates = [parent / "shared" / "golden" / "clarifications.jsonl" for parent in repo_root().parents]
+    return next((path for path in candidates if path.is_file()), candidates[0])
 
 
 def load_cases() -> list[dict[str, Any]]:

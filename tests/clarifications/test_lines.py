@@ -4,11 +4,13 @@ from typing import Any
 
 import pytest
 
-from clarifications import render_lines, summarise
+from clarifications import phrases, render_lines, summarise
 from tests.clarifications.records import rep, wa
 
-DENIED = "svar från användaren: detta är INTE representation. Fråga varken om deltagare eller syfte."
-PURPOSE_MISSING = "syfte SAKNAS: fråga bara efter syftet, inte om deltagarna igen."
+# Whole sentences from the named constants (tests/clarifications/test_phrases.py holds them to the
+# seed); the prefixes below stay written out: how a line is put together is what this file checks.
+DENIED = phrases.DENIED_LINE
+PURPOSE_MISSING = phrases.PURPOSE_MISSING_LINE
 
 
 def lines(ctx: Any) -> list[str]:

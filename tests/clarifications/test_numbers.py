@@ -16,6 +16,9 @@ CASES = [
     (0, "0"),
     (99, "99"),
     (1234, f"1{NB}234"),
+    # A negative JSON integer (the exact-integer path): the minus sign, then the groups.
+    (-7, f"{MINUS}7"),
+    (-1234567, f"{MINUS}1{NB}234{NB}567"),
     (123456, f"123{NB}456"),
     (1234.5, f"1{NB}234,5"),
     (132.27, "132,27"),

@@ -6,6 +6,7 @@ import uuid
 
 from django.urls import reverse
 
+from clarifications import phrases
 from tests import factories
 from tests.html import page_of
 from tests.inbox.helpers import denial
@@ -29,7 +30,7 @@ def test_the_agent_view_is_shown_verbatim_with_a_copy_button(bookkeeper_client, 
 
     assert page.text("agent-view-text").split("\n")[:2] == [
         "  • invoice_inbox: document_id=0b5f7f43-51a4-4c52-9a3c-0d1e2f3a4b5c, leverantör=Clas Ohlson, total=99 SEK",
-        "    - anteckning från användaren: pärmar # och papper",
+        phrases.AGENT_CLARIFICATION_INDENT + phrases.USER_NOTE_PREFIX + "pärmar # och papper",
     ]
     buttons = [b for b in page.tags("button") if b.get("data-copy-from") == "agent-view-text"]
     assert len(buttons) == 1

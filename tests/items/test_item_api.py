@@ -11,6 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 import clarifications
+from clarifications import phrases
 from reviewapp.models import ClarificationEvent
 from reviewapp.web.api_auth import create_token
 from tests import factories
@@ -39,10 +40,12 @@ def test_it_returns_the_five_outputs_of_the_library_for_the_item(bookkeeper_clie
     data = bookkeeper_client.get(api_url(item.pk)).json()
 
     assert data["lines"] == [
-        "deltagare (uppgivna av användaren): Elias",
-        "syfte SAKNAS: fråga bara efter syftet, inte om deltagarna igen.",
-        "OBESVARAD FRÅGA: deltagare och syfte (representation). Detta är den ENDA fråga som saknar svar "
-        "(frågan ställdes i WhatsApp men förblev obesvarad och ägs nu av appen).",
+        phrases.PARTICIPANTS_PREFIX + "Elias",
+        phrases.PURPOSE_MISSING_LINE,
+        phrases.OPEN_QUESTION_LINE.format(
+            what=phrases.ASK_REPRESENTATION,
+            where=phrases.WHERE_MOVED_TO_APP.format(via=phrases.WHATSAPP_LABEL),
+        ),
     ]
     assert data["agent_view"][0].startswith("  • invoice_inbox: document_id=00000000-0000-0000-0000-000000000007, ")
     assert data["notes"] == "Representation: Elias"
@@ -113,7 +116,7 @@ def test_it_returns_the_events_with_what_an_app_answer_changed(bookkeeper_client
     assert events[1]["change"] == {
         "changed_keys": [{"key": "user_note", "change": "added"}],
         "lines_before": [],
-        "lines_after": ["anteckning från användaren: Pärmar"],
+        "lines_after": [phrases.USER_NOTE_PREFIX + "Pärmar"],
     }
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
+from clarifications import phrases
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.core import rendering_caps
 from reviewapp.models import ClarificationEvent, GoldenCase
@@ -86,7 +87,7 @@ def test_a_26_mb_note_gives_an_api_answer_under_one_megabyte_saying_what_was_cut
     assert data["human"]["truncated"] == {"user_note": HUGE}
     assert len(data["summary"]["userNote"]) <= rendering_caps.HUMAN_TEXT_MAX_CHARS
     assert "summary" in data["truncated"]
-    prefix = "anteckning från användaren: "
+    prefix = phrases.USER_NOTE_PREFIX
     assert data["lines"] == [prefix + "n" * (rendering_caps.LINES_MAX_CHARS - len(prefix))]
     assert data["truncated"]["lines"] == len(prefix) + HUGE
     assert "\n".join(data["agent_view"]).endswith("n" * 1000)
@@ -157,7 +158,7 @@ def test_the_agent_view_is_shown_whole_and_exact_past_the_cap_of_one_text(bookke
     data = api(bookkeeper_client, item).json()
 
     agent = shown.text("agent-view-text")
-    assert "anteckning från användaren: " + note.strip() in agent
+    assert phrases.USER_NOTE_PREFIX + note.strip() in agent
     assert agent == "\n".join(data["agent_view"])
     assert not shown.has("agent-view-cut")
     assert "agent_view" not in data.get("truncated", {})
@@ -293,7 +294,7 @@ def test_a_flooded_history_stays_within_the_bound(bookkeeper_client, bookkeeper,
     assert change["truncated"]["changed_keys"] == 101
     assert change["changed_keys"][1]["truncated"] == {"key": len("nyckel0") + 600}
     assert len("\n".join(change["lines_after"])) <= rendering_caps.CHANGE_LINES_MAX_CHARS
-    assert change["truncated"]["lines_after"] == len("anteckning från användaren: ") + 100_000
+    assert change["truncated"]["lines_after"] == len(phrases.USER_NOTE_PREFIX) + 100_000
     actors = [event["actor"] for event in data["events"] if event["source"] == "accounted"]
     assert actors[-1].startswith("handläggare 249 ")
     assert len(actors[-1]) == rendering_caps.SHORT_TEXT_MAX_CHARS

@@ -8,6 +8,7 @@ import uuid
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from clarifications import phrases
 from reviewapp.answers.inputs import ContextAnswer, ResendAnswer
 from reviewapp.answers.writing import answer_question
 from reviewapp.bookkeeping.models import ProcessingHistory
@@ -209,12 +210,12 @@ def test_an_app_answer_shows_what_it_changed_and_the_agent_lines_before_and_afte
     history = page_of(bookkeeper_client.get(url(item))).words("history")
 
     assert "user_note (added), context_answer (added), pending_question (changed)" in history
+    moved_context = phrases.OPEN_QUESTION_LINE.format(
+        what=phrases.ASK_CONTEXT, where=phrases.WHERE_MOVED_TO_APP.format(via=phrases.WHATSAPP_LABEL)
+    )
+    assert f"Agent lines before {moved_context}" in history
     assert (
-        "Agent lines before OBESVARAD FRÅGA: vad köpet avsåg. Detta är den ENDA fråga som saknar svar "
-        "(frågan ställdes i WhatsApp men förblev obesvarad och ägs nu av appen)."
-    ) in history
-    assert (
-        "Agent lines after anteckning från användaren: Pärmar till kontoret användarens egna ord: pärmar"
+        f"Agent lines after {phrases.USER_NOTE_PREFIX}Pärmar till kontoret {phrases.CONTEXT_ANSWER_PREFIX}pärmar"
     ) in history
 
 

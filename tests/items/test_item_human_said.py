@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from clarifications import phrases
 from tests import factories
 from tests.answers.conftest import answer_url, moved_item, representation_post
 from tests.html import page_of
@@ -143,7 +144,7 @@ def test_a_malformed_record_lists_its_problems_and_still_shows_the_rest(bookkeep
     page = page_of(response)
     problems = page.text("problems")
     assert "user_note" in problems
-    assert "syfte (uppgivet av användaren): Kundmöte" in page.text("agent-view-text")
+    assert phrases.PURPOSE_PREFIX + "Kundmöte" in page.text("agent-view-text")
 
 
 def test_a_record_that_is_not_an_object_lists_a_problem(bookkeeper_client, company):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from clarifications import phrases
 from reviewapp.models import ClarificationEvent
 from tests import factories
 from tests.html import page_of
@@ -63,7 +64,7 @@ def test_the_open_question_panel_names_the_prompt_line(bookkeeper_client, compan
 
     panel = page_of(bookkeeper_client.get(url(item))).text("open-question")
 
-    assert "OBESVARAD FRÅGA: vad köpet avsåg." in panel
+    assert f"{phrases.OPEN_QUESTION_MARKER}: {phrases.ASK_CONTEXT}." in panel
 
 
 def test_an_answered_question_leaves_no_open_question(bookkeeper_client, company):

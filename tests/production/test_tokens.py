@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from datetime import timedelta
+from unittest import mock
 
 import pytest
 from django.core.management import call_command
@@ -188,3 +189,13 @@ def test_revoking_and_creating_need_the_csrf_token(bookkeeper):
     assert client.post(reverse("api_token_revoke", args=[token.pk])).status_code == 403
     assert client.post(reverse("api_tokens"), {"days": "30"}).status_code == 403
     assert ApiToken.objects.filter(user=bookkeeper).count() == 1
+
+
+def test_a_token_is_expired_at_the_very_instant_of_its_expiry(bookkeeper):
+    raw = create_token(bookkeeper)
+    instant = timezone.now() + timedelta(days=1)
+    ApiToken.objects.filter(key_hash=hash_token(raw)).update(expires_at=instant)
+    with mock.patch("reviewapp.web.api_auth.timezone.now", return_value=instant):
+        response = _api(raw)
+    assert response.status_code == 401
+    assert response.json()["code"] == "token_expired"

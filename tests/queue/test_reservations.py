@@ -189,29 +189,43 @@ def test_a_reservation_not_yet_committed_makes_the_other_wait_and_then_lose():
     anna = factories.make_user(roles.BOOKKEEPER, username="anna")
     bea = factories.make_user(roles.BOOKKEEPER, username="bea")
     item_id = uuid.uuid4()
-    anna_reserved, bea_asking = threading.Event(), threading.Event()
+    anna_reserved, bea_seen_waiting = threading.Event(), threading.Event()
+    bea_backend: list[int] = []
     outcome: dict[str, object] = {}
 
     def anna_in_a_long_transaction() -> None:
         with transaction.atomic():
             outcome["anna"] = reservations.reserve(item_id, anna).pk
             anna_reserved.set()
-            bea_asking.wait(timeout=10)
-            time.sleep(0.5)
+            # Holds the row until PostgreSQL shows Bea blocked on it; no clock decides.
+            bea_seen_waiting.wait(timeout=30)
+            outcome["bea_answered_before_anna_committed"] = "bea" in outcome
 
     def bea_reserves() -> None:
-        anna_reserved.wait(timeout=10)
-        bea_asking.set()
-        started = time.monotonic()
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            bea_backend.append(cursor.fetchone()[0])
+        anna_reserved.wait(timeout=30)
         outcome["bea"] = reservations.reserve(item_id, bea).pk
-        outcome["bea_waited"] = time.monotonic() - started
 
     threads = [_in_thread(anna_in_a_long_transaction), _in_thread(bea_reserves)]
+    deadline = time.monotonic() + 30
+    waiting = False
+    while not waiting and time.monotonic() < deadline:
+        if bea_backend:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [bea_backend[0]])
+                row = cursor.fetchone()
+            waiting = row is not None and row[0] == "Lock"
+        if not waiting:
+            time.sleep(0.01)
+    bea_seen_waiting.set()
     for thread in threads:
         thread.join(timeout=30)
+    assert waiting, "Bea's reservation never waited on Anna's lock"
+    assert outcome["bea_answered_before_anna_committed"] is False
     assert outcome["anna"] == anna.pk
     assert outcome["bea"] == anna.pk
-    assert outcome["bea_waited"] >= 0.3  # type: ignore[operator]
     assert Reservation.objects.get(item_id=item_id).user_id == anna.pk
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from reviewapp.models import GoldenCase
-from reviewapp.previews.jsonl import to_jsonl
+from reviewapp.previews.jsonl import to_jsonl, write_file
 
 
 class Command(BaseCommand):
@@ -29,8 +29,7 @@ class Command(BaseCommand):
                 self.stdout.write(line, ending="")
             return
         try:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.writelines(lines)
+            write_file(path, lines)
         except OSError as exc:
             raise CommandError(f"{path}: {exc.strerror}") from None
         self.stderr.write(f"Wrote {len(lines)} golden cases to {path}.")
