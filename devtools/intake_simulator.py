@@ -62,10 +62,11 @@ from clarifications.jstext import js_trim
 from reviewapp.answers.channel_context import to_millis, utc_stamp
 from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.answers.writing import append_question_event
-from reviewapp.bookkeeping.models import InboxItem, decode_json
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.bookkeeping.replica import require_replica
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
+from reviewapp.core.stored_json import decode_json
 
 # The intake's actor for every question event, the sweep's ChannelQuestionExpired included.
 INBOUND: Final = {"type": "system", "id": "whatsapp-inbound"}

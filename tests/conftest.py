@@ -12,9 +12,9 @@ from django.db import connections
 from django.test import Client
 
 from reviewapp.bookkeeping import replica
-from reviewapp.bookkeeping.models import decode_json
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import roles
+from reviewapp.core.stored_json import decode_json
 from tests import factories
 
 

@@ -44,8 +44,8 @@ from typing import Any, Final
 
 from django.db import connections
 
-from reviewapp.bookkeeping.models import decode_json
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core.stored_json import decode_json
 
 ATTEMPTS: Final = 4
 ANSWERED: Final = "answered"

@@ -42,8 +42,8 @@ from django.utils import timezone
 
 from reviewapp.answers.conversation import ConversationBusy, mark_answered
 from reviewapp.answers.log import COMPARED, app_answer_in_place, app_answers
-from reviewapp.bookkeeping.models import decode_json
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core.stored_json import decode_json
 from reviewapp.models import ClarificationEvent
 
 log = logging.getLogger(__name__)

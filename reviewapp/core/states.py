@@ -20,7 +20,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 import clarifications
-from reviewapp.bookkeeping.models import Undecodable
+from reviewapp.core.stored_json import Undecodable
 
 NEEDS_ANSWER: Final = "needs_answer"
 WAITING_IN_CHAT: Final = "waiting_in_chat"

@@ -14,7 +14,7 @@ from django.db.models import OuterRef, Subquery
 import clarifications
 from clarifications.model import new_analysis
 from reviewapp.answers.log import app_answers
-from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
+from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, WhatsappMessage
 from reviewapp.core import states
 from reviewapp.core.rendering_caps import (
     AGENT_VIEW_MAX_CHARS,
@@ -28,6 +28,7 @@ from reviewapp.core.rendering_caps import (
     SHORT_TEXT_MAX_CHARS,
     capped_json,
 )
+from reviewapp.core.stored_json import Undecodable
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import corrections, item_history
 from reviewapp.items.item_view import (

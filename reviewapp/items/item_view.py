@@ -11,9 +11,9 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 import clarifications
-from reviewapp.bookkeeping.models import Undecodable
 from reviewapp.core.rendering_caps import RAW_JSON_MAX_CHARS, CappedText, capped_json
 from reviewapp.core.states import to_iso
+from reviewapp.core.stored_json import Undecodable
 from reviewapp.items.caps import with_cuts
 from reviewapp.items.labels import actor_type_label, state_label
 from reviewapp.items.links import ItemLinks

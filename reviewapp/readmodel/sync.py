@@ -49,10 +49,11 @@ from django.utils import timezone
 
 from reviewapp.answers.log import replaced_answer
 from reviewapp.answers.resettle import resettle_app_answers
-from reviewapp.bookkeeping.models import InboxItem, Undecodable, decode_json
+from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
 from reviewapp.core.rendering_caps import SHORT_TEXT_MAX_CHARS
+from reviewapp.core.stored_json import Undecodable, decode_json
 from reviewapp.models import ClarificationEvent, IndexedItem, SyncState
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reviewapp.bookkeeping.models import Undecodable, decode_json
 from reviewapp.core import states
+from reviewapp.core.stored_json import Undecodable, decode_json
 
 # JSON values as accounted's columns may hold them: integers past 64 bits,
 # floats of every size (written as 1e-07 or 1e+16 by json), any text.

@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.forms.fields import InvalidJSONInput, JSONString  # type: ignore[attr-defined]
 from django.utils.translation import gettext as _
 
-from reviewapp.bookkeeping.models import Undecodable, decode_json
+from reviewapp.core.stored_json import Undecodable, decode_json
 from reviewapp.models import GoldenCase
 
 # JavaScript's Number.MAX_SAFE_INTEGER + 1: past it, integers lose digits in a double.
