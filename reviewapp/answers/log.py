@@ -24,9 +24,8 @@ from reviewapp.answers.inputs import CONTEXT, REPRESENTATION
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.core import states
 from reviewapp.core.people import actor_name
-from reviewapp.core.rendering_caps import HUMAN_TEXT_MAX_CHARS
+from reviewapp.core.rendering_caps import HUMAN_TEXT_MAX_CHARS, noted_cut
 from reviewapp.models import ClarificationEvent
-from reviewapp.web.page_text import noted_cut
 
 # The questions whose answer is a value that can be compared and amended.
 COMPARED = (REPRESENTATION, CONTEXT)

@@ -33,6 +33,9 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any, Final
 
+from django.utils.formats import localize
+from django.utils.translation import gettext as _
+
 # --- The bound and the per-field caps that add up to it (characters) ---------
 
 #: Stored text on one item page or one API answer, all fields together.
@@ -435,3 +438,25 @@ def _string(text: str) -> Iterator[str]:
     for start in range(0, len(text), _CHUNK):
         yield encode_basestring(text[start : start + _CHUNK])[1:-1]
     yield '"'
+
+
+def cut_note(original_chars: int, shown_chars: int = PRINTED_TEXT_MAX_CHARS) -> str:
+    """The plain-text mark after a cut text, in the reader's language.
+
+    Plain text, never HTML: the printed cap cuts wherever a value is
+    printed, in an attribute as well as in a ``<pre>``.
+    """
+    return _(" … [cut: the first %(shown)s of %(total)s characters are shown]") % {
+        "shown": localize(shown_chars),
+        "total": localize(original_chars),
+    }
+
+
+def noted_cut(text: str, max_chars: int) -> str:
+    """``text`` whole when it has at most ``max_chars`` characters, else cut there and marked with ``cut_note``::
+
+    noted_cut("abcdef", 4)  # "abcd … [cut: the first 4 of 6 characters are shown]"
+    """
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + cut_note(len(text), max_chars)

@@ -15,6 +15,7 @@ from reviewapp.core.rendering_caps import (
     PRINTED_TEXT_MAX_CHARS,
     SHORT_TEXT_MAX_CHARS,
     capped_text,
+    noted_cut,
 )
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -24,28 +25,6 @@ def agent_capped(value: str) -> str:
     """An agent view or notes text cut at the page's cap (it holds whole notes: a stored 26 MB note would follow)."""
     shown = capped_text(value or "", max_chars=AGENT_VIEW_MAX_CHARS)
     return shown.text + "\n…" if shown.truncated else shown.text
-
-
-def cut_note(original_chars: int, shown_chars: int = PRINTED_TEXT_MAX_CHARS) -> str:
-    """The plain-text mark after a cut text, in the reader's language.
-
-    Plain text, never HTML: the printed cap cuts wherever a value is
-    printed, in an attribute as well as in a ``<pre>``.
-    """
-    return _(" … [cut: the first %(shown)s of %(total)s characters are shown]") % {
-        "shown": localize(shown_chars),
-        "total": localize(original_chars),
-    }
-
-
-def noted_cut(text: str, max_chars: int) -> str:
-    """``text`` whole when it has at most ``max_chars`` characters, else cut there and marked with ``cut_note``::
-
-    noted_cut("abcdef", 4)  # "abcd … [cut: the first 4 of 6 characters are shown]"
-    """
-    if len(text) <= max_chars:
-        return text
-    return text[:max_chars] + cut_note(len(text), max_chars)
 
 
 def printed_text(text: str) -> str:

@@ -41,7 +41,7 @@ from reviewapp.answers.validation import (
     AnswerInvalid,
     validate,
 )
-from reviewapp.web.page_text import noted_cut
+from reviewapp.core.rendering_caps import noted_cut
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
