@@ -34,7 +34,12 @@ from django.db import connections, transaction
 
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import ClarificationEvent, OverviewEvent, SyncState
-from reviewapp.overview.numbers import CHAT_ACTOR, ZONE_NAME
+
+# The overview's days are Stockholm's (the firm's).
+ZONE_NAME: Final = "Europe/Stockholm"
+# The chat's actor on the events it writes (the contract's question event, and
+# accounted's whatsapp-inbound extension).
+CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 
 BATCH: Final = 50_000
 # Answers logged while an earlier answer's transaction was still open: far more than

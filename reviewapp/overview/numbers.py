@@ -38,15 +38,12 @@ from reviewapp.core import access, states
 from reviewapp.inbox.counts import state_bits
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, OverviewEvent
+from reviewapp.overview.events import ZONE_NAME
 from reviewapp.web.forms.inbox import SORT_QUEUE
 
-ZONE_NAME: Final = "Europe/Stockholm"
 ZONE: Final = ZoneInfo(ZONE_NAME)
 PERIODS: Final = (7, 30, 90)
 DEFAULT_PERIOD: Final = 30
-# The chat's actor on the events it writes (the contract's question event, and
-# accounted's whatsapp-inbound extension).
-CHAT_ACTOR: Final = {"type": "system", "id": "whatsapp-inbound"}
 
 # Each kind of copied event's place in a day's totals (moved, in the app, in the chat).
 _COLUMN: Final = {OverviewEvent.MOVED: 0, OverviewEvent.APP: 1, OverviewEvent.CHAT: 2}
