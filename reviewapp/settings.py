@@ -71,8 +71,14 @@ INSTALLED_APPS = [
     "django_htmx",
     "reviewapp",
     "reviewapp.bookkeeping",
-    "devtools",  # seed_demo, simulate_intake, create_bookkeeping_replica: replica databases only
 ]
+# The development tools (seed_demo, simulate_intake, create_bookkeeping_replica) write demo rows into a
+# replica of accounted's tables. They are installed where DEBUG is on (make run) or DEVTOOLS says so
+# (the test run), never by default in production: there they would be one mistyped command away from
+# writing made-up rows into the firm's record.
+DEVTOOLS = envbool("DEVTOOLS", DEBUG)
+if DEVTOOLS:
+    INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
     # First, so every response (redirects and errors too) and every log line carries the id.

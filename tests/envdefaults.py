@@ -17,6 +17,8 @@ from reviewapp.dev import embedded_pg
 
 os.environ.setdefault("SECRET_KEY", "tests-only-key-not-a-secret")
 os.environ.setdefault("DEBUG", "0")
+# seed_demo, simulate_intake and create_bookkeeping_replica: the tests build replicas and demo data.
+os.environ.setdefault("DEVTOOLS", "1")
 # A name a template is not given fails the page, as under DEBUG (settings.STRICT_TEMPLATES).
 os.environ.setdefault("STRICT_TEMPLATES", "1")
 os.environ.setdefault("SECURE_SSL_REDIRECT", "0")

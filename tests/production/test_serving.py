@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import runpy
@@ -106,6 +107,23 @@ def test_production_serves_hashed_compressed_static_files():
         [sys.executable, "-c", code], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+
+
+def _installed_apps(**extra: str) -> list[str]:
+    code = "import json, reviewapp.settings as s; print(json.dumps(s.INSTALLED_APPS))"
+    env = {"PATH": os.environ["PATH"], "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "x", **extra}
+    env |= {"DATABASE_URL": "postgres://u@127.0.0.1:1/r", "BOOKKEEPING_DATABASE_URL": "postgres://u@127.0.0.1:1/b"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=settings.BASE_DIR, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def test_production_does_not_install_the_development_tools():
+    # seed_demo and simulate_intake write made-up rows into accounted's tables: not a command production has.
+    assert "devtools" not in _installed_apps(DEBUG="0")
+    assert "devtools" in _installed_apps(DEBUG="1")
+    assert "devtools" in _installed_apps(DEBUG="0", DEVTOOLS="1")
 
 
 NGINX = settings.BASE_DIR / "docs" / "deploy" / "nginx.conf"
