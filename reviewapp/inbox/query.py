@@ -5,17 +5,27 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 from django.db.models import Q
-from django.http import QueryDict
 from django.utils import timezone
 
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.core import states
 from reviewapp.inbox import lookup
 from reviewapp.models import IndexedItem, IndexedItemQuerySet
-from reviewapp.web.forms.inbox import DEFAULT_PAGE_SIZE, PHOTO_UNREAD, SORT_RECEIVED, InboxFilterForm
+
+# Sort keys as they appear in URLs.
+SORT_RECEIVED: Final = "received"  # newest received first (the default)
+SORT_OLDEST: Final = "oldest"  # oldest received first
+SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first (asked in the chat)
+SORT_QUEUE: Final = "queue"  # longest waiting in the app first: the bookkeeper's queue
+
+DEFAULT_PAGE_SIZE: Final = 50
+MAX_PAGE_SIZE: Final = 500
+# OFFSET pagination costs grow with depth; past this a narrower filter or the
+# other sort direction is the way in (page 2 000 of 50 is 100 000 rows deep).
+MAX_PAGE: Final = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,43 +52,10 @@ class ListQuery:
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
 
-    @classmethod
-    def from_form(cls, form: InboxFilterForm) -> ListQuery:
-        """The form's valid fields; an invalid field falls back to its default.
-
-        Django drops a field that failed validation from ``cleaned_data``, so
-        ``?state=nonsense&q=volvo`` still searches for "volvo". The companies
-        are the form user's (``InboxFilterForm(user=...)``).
-        """
-        form.is_valid()
-        data = form.cleaned_data
-        return cls(
-            states=tuple(data.get("state") or ()),
-            company_ids=form.company_ids,
-            question_type=data.get("type") or None,
-            company_id=data.get("company"),
-            received_from=data.get("received_from"),
-            received_to=data.get("received_to"),
-            unread_only=data.get("photo") == PHOTO_UNREAD,
-            text=data.get("q") or "",
-            sort=data.get("sort") or SORT_RECEIVED,
-            page=data.get("page") or 1,
-            page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
-        )
-
     @property
     def is_queue(self) -> bool:
         """Only items whose question waits for an answer in the app (any sort, any other filter)."""
         return self.states == (states.NEEDS_ANSWER,)
-
-
-def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None = None) -> ListQuery:
-    """The list query a query string means to ``user``; invalid parameters become defaults.
-
-    Only the companies ``user`` may see are listed: another company's id in
-    ``?company=`` is an invalid choice, as an id that does not exist.
-    """
-    return ListQuery.from_form(InboxFilterForm(query, user=user, max_page_size=max_page_size))
 
 
 # --- Filtering --------------------------------------------------------------

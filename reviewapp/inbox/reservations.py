@@ -24,11 +24,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.functions import Now
-from django.http import QueryDict
 from django.utils import timezone
 
 from reviewapp.inbox.page import ListPage
-from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
+from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import following
 from reviewapp.models import ClarificationEvent, IndexedItem, IndexedItemQuerySet, Reservation
 
@@ -102,21 +101,19 @@ def held_by_others(user: AbstractBaseUser) -> set[uuid.UUID]:
 
 
 def next_in_queue(
-    after_item: IndexedItem | None, list_query: QueryDict | str, user: AbstractBaseUser, *, waiting_only: bool = False
+    after_item: IndexedItem | None, query: ListQuery, user: AbstractBaseUser, *, waiting_only: bool = False
 ) -> IndexedItem | None:
-    """The next item after ``after_item`` in the list ``list_query`` describes that nobody else holds.
+    """The next item after ``after_item`` in the list ``query`` describes that nobody else holds.
 
-    ``list_query`` is the list's query string (a ``QueryDict`` or its text,
-    as the item page received it); its filters and order are kept, ``page``
-    is ignored, so save-and-next never leaves the list the person chose.
+    ``query`` is the list as the person chose it (``web.forms.inbox.parse_list_query``
+    reads it from the query string the item page received); its filters and order are
+    kept, ``page`` is ignored, so save-and-next never leaves the list the person chose.
     ``after_item`` is the item's read-model row as listed (see
     ``inbox.sorting.neighbours``); None asks for the first free item. None is
     returned when no item is left: the queue is empty. Items ``user`` holds
     are not skipped, nor offered from companies ``user`` may not see.
     ``waiting_only``: only the list's items that need an answer in the app.
     """
-    params = QueryDict(list_query) if isinstance(list_query, str) else list_query
-    query = parse_list_query(params, user=user)
     items = _free(query, user)
     return following(items.needs_answer() if waiting_only else items, query, after_item)
 
@@ -140,7 +137,7 @@ def first_free(page: ListPage, user: AbstractBaseUser) -> IndexedItem | None:
 
 def claim_next(
     after_item: IndexedItem | None,
-    list_query: QueryDict | str,
+    query: ListQuery,
     user: AbstractBaseUser,
     minutes: float = DEFAULT_MINUTES,
     *,
@@ -154,7 +151,7 @@ def claim_next(
     """
     cursor_item = after_item
     while True:
-        candidate = next_in_queue(cursor_item, list_query, user, waiting_only=waiting_only)
+        candidate = next_in_queue(cursor_item, query, user, waiting_only=waiting_only)
         if candidate is None:
             return None
         if reserve(candidate.pk, user, minutes).pk == user.pk:

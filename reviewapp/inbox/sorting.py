@@ -7,11 +7,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from django.db.models import F, OrderBy, Q, QuerySet
-from django.http import QueryDict
 
-from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
+from reviewapp.inbox.query import SORT_OLDEST, SORT_QUESTION_AGE, SORT_QUEUE, SORT_RECEIVED, ListQuery, filtered_items
 from reviewapp.models import IndexedItem
-from reviewapp.web.forms.inbox import SORT_OLDEST, SORT_QUESTION_AGE, SORT_QUEUE, SORT_RECEIVED
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,8 +130,8 @@ def following(items: QuerySet[IndexedItem], query: ListQuery, item: IndexedItem 
     return _first_after(items.exclude(pk=item.pk), keys, item)
 
 
-def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedItem | None, IndexedItem | None]:
-    """The previous and next item in the list ``query`` describes, as ``user`` sees it.
+def neighbours(item: IndexedItem, list_query: ListQuery) -> tuple[IndexedItem | None, IndexedItem | None]:
+    """The previous and next item in the list ``list_query`` describes (its companies are its reader's).
 
     ``item`` is the item's row in the read model (``IndexedItem``), not
     accounted's live ``InboxItem``: the list orders and filters on the read
@@ -141,22 +139,22 @@ def neighbours(item: IndexedItem, query: QueryDict, user: Any) -> tuple[IndexedI
     row fetch it by primary key::
 
         indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=live_item.pk).first()
-        previous, following = neighbours(indexed, request.GET, request.user) if indexed else (None, None)
+        list_query = parse_list_query(request.GET, user=request.user)  # web.forms.inbox
+        previous, following = neighbours(indexed, list_query) if indexed else (None, None)
 
     (``None`` means the item has not been indexed yet: ``sync.index_items``
     indexes it at once.)
 
-    ``query`` is the list's query string as the item page received it;
-    invalid parameters fall back to the defaults, ``page`` is ignored. The
+    ``list_query`` is the list as the item page's query string describes it
+    (``web.forms.inbox.parse_list_query``); ``page`` is ignored. The
     neighbours come with their ``POSITION_FIELDS`` only. The
     position is read from ``item`` as passed in (its ``created_at`` and
     ``open_question_asked_at``), and ``item`` need not match the filter any
     more: called with the row as it was listed, just before answering its
-    question, ``neighbours(item, QueryDict("state=needs_answer&sort=question_age"), user)[1]``
+    question, ``neighbours(item, ListQuery(states=("needs_answer",), sort=SORT_QUESTION_AGE, company_ids=...))[1]``
     is the next item in the bookkeeper's queue. Items of companies ``user``
-    may not see are never a neighbour.
+    may not see (outside ``list_query.company_ids``) are never a neighbour.
     """
-    list_query = parse_list_query(query, user=user)
     items = filtered_items(list_query).only(*POSITION_FIELDS)
     keys = SORTS[list_query.sort]
     previous = _first_after(items.exclude(pk=item.pk), [key.reversed() for key in keys], item)

@@ -36,10 +36,10 @@ from django.utils import timezone
 
 from reviewapp.core import access, states
 from reviewapp.inbox.counts import state_bits
+from reviewapp.inbox.query import SORT_QUEUE
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, OverviewEvent
 from reviewapp.overview.events import ZONE_NAME
-from reviewapp.web.forms.inbox import SORT_QUEUE
 
 ZONE: Final = ZoneInfo(ZONE_NAME)
 PERIODS: Final = (7, 30, 90)

@@ -22,7 +22,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from reviewapp.core import roles, states
-from reviewapp.web.forms.inbox import SORT_QUEUE, SORT_RECEIVED
+from reviewapp.inbox.query import SORT_QUEUE, SORT_RECEIVED
 
 
 def queue_query() -> QueryDict:

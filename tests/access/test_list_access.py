@@ -26,7 +26,7 @@ from reviewapp.inbox import reservations
 from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import CompanyAssignment
 from tests import factories
-from tests.inbox.helpers import indexed, pending
+from tests.inbox.helpers import indexed, listed, pending
 from tests.items.bookkeeping import make_document, whatsapp_item
 
 pytestmark = pytest.mark.django_db
@@ -288,10 +288,10 @@ def test_the_api_search_for_the_other_companys_id_finds_nothing(rita_client, wor
 @pytest.mark.parametrize("query", [QUEUE, "sort=received", "sort=oldest", "sort=question_age", ""])
 def test_previous_and_next_skip_the_other_companys_items(rita, world, query):
     first, second = (indexed(item.pk) for item in world.our_items)
-    previous, following = neighbours(first, QueryDict(query), rita)
+    previous, following = neighbours(first, listed(QueryDict(query), rita))
     assert following == second or previous == second
     assert {str(x.pk) for x in (previous, following) if x is not None} <= world.our_ids
-    previous, following = neighbours(second, QueryDict(query), rita)
+    previous, following = neighbours(second, listed(QueryDict(query), rita))
     assert {str(x.pk) for x in (previous, following) if x is not None} <= world.our_ids
 
 
@@ -304,17 +304,17 @@ def test_the_item_pages_previous_and_next_links_stay_in_her_companies(rita_clien
 def test_next_in_queue_and_claim_next_offer_only_her_companys_items(rita, world):
     walked = []
     current = None
-    while (current := reservations.next_in_queue(current, QUEUE, rita)) is not None:
+    while (current := reservations.next_in_queue(current, listed(QUEUE, rita), rita)) is not None:
         walked.append(str(current.pk))
     assert walked == [str(item.pk) for item in world.our_items]
     claimed = []
     current = None
-    while (current := reservations.claim_next(current, QUEUE, rita)) is not None:
+    while (current := reservations.claim_next(current, listed(QUEUE, rita), rita)) is not None:
         claimed.append(str(current.pk))
     assert claimed == walked
     # Starting from one of theirs (as if its id were typed in) still offers only hers.
     theirs = indexed(world.their_items[1].pk)
-    assert reservations.next_in_queue(theirs, QUEUE, rita) == indexed(world.our_items[1].pk)
+    assert reservations.next_in_queue(theirs, listed(QUEUE, rita), rita) == indexed(world.our_items[1].pk)
 
 
 # --- The admin --------------------------------------------------------------------------

@@ -9,11 +9,14 @@ import uuid
 from typing import Any
 
 from django.db import connections
+from django.http import QueryDict
 
 from reviewapp.bookkeeping.models import Company, InboxItem, ProcessingHistory
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem
 from reviewapp.readmodel import sync
+from reviewapp.web.forms.inbox import parse_list_query
 
 
 def pending(status: str, *, type_: str = "context", asked_at: str = "2026-11-01T09:00:00Z") -> dict[str, Any]:
@@ -111,3 +114,8 @@ def moved_to_app(item: InboxItem, at: dt.datetime) -> None:
         occurred_at=at,
     )
     sync.index_items([item.id])
+
+
+def listed(query: str | QueryDict, user: Any) -> ListQuery:
+    """The list a query string describes to ``user``, as the item page and save-and-next read it."""
+    return parse_list_query(QueryDict(query) if isinstance(query, str) else query, user=user)

@@ -17,7 +17,7 @@ from reviewapp.inbox.sorting import neighbours
 from reviewapp.models import IndexedItem
 from reviewapp.readmodel import sync
 from tests import factories
-from tests.inbox.helpers import indexed, journal_entry, note, pending
+from tests.inbox.helpers import indexed, journal_entry, listed, note, pending
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,7 @@ def _at(hours: float, **extra: object) -> IndexedItem:
 def _walk(start: IndexedItem, query: str, direction: int, reader: User) -> list[IndexedItem]:
     seen = [start]
     while True:
-        found = neighbours(seen[-1], QueryDict(query), reader)[direction]
+        found = neighbours(seen[-1], listed(QueryDict(query), reader))[direction]
         if found is None:
             return seen
         assert found not in seen, "walking the list must never repeat an item"
@@ -47,9 +47,9 @@ def _walk(start: IndexedItem, query: str, direction: int, reader: User) -> list[
 
 def test_next_is_the_older_item_in_the_default_newest_first_list(reader):
     old, middle, new = _at(0), _at(1), _at(2)
-    assert neighbours(middle, QueryDict(""), reader) == (new, old)
-    assert neighbours(new, QueryDict(""), reader) == (None, middle)
-    assert neighbours(old, QueryDict(""), reader) == (middle, None)
+    assert neighbours(middle, listed(QueryDict(""), reader)) == (new, old)
+    assert neighbours(new, listed(QueryDict(""), reader)) == (None, middle)
+    assert neighbours(old, listed(QueryDict(""), reader)) == (middle, None)
 
 
 def test_walking_next_and_previous_visits_every_item_once_even_with_equal_timestamps(reader):
@@ -64,7 +64,7 @@ def test_neighbours_stay_within_the_state_filter(reader):
     first = _at(0, channel_context=pending("moved_to_app"))
     _at(1, channel_context=note("kontorsmaterial"))
     last = _at(2, channel_context=pending("moved_to_app"))
-    assert neighbours(last, QueryDict("state=needs_answer"), reader) == (None, first)
+    assert neighbours(last, listed(QueryDict("state=needs_answer"), reader)) == (None, first)
 
 
 def test_neighbours_stay_within_the_company_filter(reader):
@@ -72,7 +72,7 @@ def test_neighbours_stay_within_the_company_filter(reader):
     first = _at(0, company=acme)
     _at(1)
     last = _at(2, company=acme)
-    assert neighbours(last, QueryDict(f"company={acme.id}"), reader) == (None, first)
+    assert neighbours(last, listed(QueryDict(f"company={acme.id}"), reader)) == (None, first)
 
 
 def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last(reader):
@@ -82,7 +82,7 @@ def test_question_age_order_is_the_bookkeepers_queue_with_unasked_items_last(rea
     unasked_old, unasked_new = _at(3, channel_context=note("a")), _at(4, channel_context=note("b"))
     assert _walk(ancient, "sort=question_age", 1, reader) == [ancient, waiting, young, unasked_old, unasked_new]
     assert _walk(unasked_new, "sort=question_age", 0, reader) == [unasked_new, unasked_old, young, waiting, ancient]
-    assert neighbours(young, QueryDict("sort=question_age&state=needs_answer"), reader) == (ancient, None)
+    assert neighbours(young, listed(QueryDict("sort=question_age&state=needs_answer"), reader)) == (ancient, None)
 
 
 def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed(reader):
@@ -95,7 +95,7 @@ def test_an_answered_item_still_finds_the_next_question_from_where_it_was_listed
     live.save(update_fields=["channel_context"])
     sync.index_items([live.pk])
     assert not indexed(first.pk).state_needs_answer
-    assert neighbours(as_listed, QueryDict("state=needs_answer&sort=question_age"), reader)[1] == second
+    assert neighbours(as_listed, listed(QueryDict("state=needs_answer&sort=question_age"), reader))[1] == second
 
 
 def test_a_booked_item_leaves_the_queue_of_questions_to_answer(reader):
@@ -105,17 +105,20 @@ def test_a_booked_item_leaves_the_queue_of_questions_to_answer(reader):
     last = _at(2, company=company, channel_context=pending("moved_to_app"))
     InboxItem.objects.filter(pk=booked.pk).update(created_journal_entry_id=journal_entry(company))
     sync.index_items([booked.pk])
-    assert neighbours(last, QueryDict("state=needs_answer"), reader) == (None, first)
+    assert neighbours(last, listed(QueryDict("state=needs_answer"), reader)) == (None, first)
 
 
 def test_invalid_parameters_fall_back_to_the_defaults(reader):
     old, new = _at(0), _at(1)
-    assert neighbours(old, QueryDict("state=bogus&sort=sideways&page=-3&company=not-a-uuid"), reader) == (new, None)
+    assert neighbours(old, listed(QueryDict("state=bogus&sort=sideways&page=-3&company=not-a-uuid"), reader)) == (
+        new,
+        None,
+    )
 
 
 def test_the_page_parameter_does_not_limit_the_neighbours(reader):
     old, new = _at(0), _at(1)
-    assert neighbours(new, QueryDict("page=7&page_size=1"), reader) == (None, old)
+    assert neighbours(new, listed(QueryDict("page=7&page_size=1"), reader)) == (None, old)
 
 
 def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last(reader):
@@ -125,4 +128,4 @@ def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last(re
     expected = [moved_early, moved_late, *others]
     assert _walk(moved_early, "sort=queue", 1, reader) == expected
     assert _walk(expected[-1], "sort=queue", 0, reader) == expected[::-1]
-    assert neighbours(moved_late, QueryDict("state=needs_answer&sort=queue"), reader) == (moved_early, None)
+    assert neighbours(moved_late, listed(QueryDict("state=needs_answer&sort=queue"), reader)) == (moved_early, None)

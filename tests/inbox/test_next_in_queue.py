@@ -16,7 +16,7 @@ from reviewapp.inbox import reservations
 from reviewapp.models import IndexedItem
 from reviewapp.readmodel import sync
 from tests import factories
-from tests.inbox.helpers import indexed, note, pending
+from tests.inbox.helpers import indexed, listed, note, pending
 
 QUEUE = "state=needs_answer&sort=queue"
 DAY = dt.datetime(2026, 11, 1, 9, 0, tzinfo=dt.UTC)
@@ -60,18 +60,18 @@ def _queue_of(company, count: int) -> list[IndexedItem]:  # type: ignore[no-unty
 @pytest.mark.django_db
 def test_next_is_the_following_item_in_the_queues_order(anna, company):
     first, second, third = _queue_of(company, 3)
-    assert reservations.next_in_queue(first, QUEUE, anna) == second
-    assert reservations.next_in_queue(second, QUEUE, anna) == third
-    assert reservations.next_in_queue(None, QUEUE, anna) == first
+    assert reservations.next_in_queue(first, listed(QUEUE, anna), anna) == second
+    assert reservations.next_in_queue(second, listed(QUEUE, anna), anna) == third
+    assert reservations.next_in_queue(None, listed(QUEUE, anna), anna) == first
 
 
 @pytest.mark.django_db
 def test_next_follows_whatever_order_the_list_had(anna, company):
     first, second, third = _queue_of(company, 3)
     # Oldest received first is the queue's order backwards: third was received first.
-    assert reservations.next_in_queue(second, "state=needs_answer&sort=oldest", anna) == first
-    assert reservations.next_in_queue(third, QueryDict("state=needs_answer&sort=oldest"), anna) == second
-    assert reservations.next_in_queue(first, "state=needs_answer&sort=oldest", anna) is None
+    assert reservations.next_in_queue(second, listed("state=needs_answer&sort=oldest", anna), anna) == first
+    assert reservations.next_in_queue(third, listed(QueryDict("state=needs_answer&sort=oldest"), anna), anna) == second
+    assert reservations.next_in_queue(first, listed("state=needs_answer&sort=oldest", anna), anna) is None
 
 
 @pytest.mark.django_db
@@ -79,9 +79,9 @@ def test_next_skips_items_someone_else_holds_but_not_ones_own(anna, bea, company
     first, second, third, _fourth = _queue_of(company, 4)
     reservations.reserve(second.id, bea)
     reservations.reserve(third.id, anna)
-    assert reservations.next_in_queue(first, QUEUE, anna) == third
-    assert reservations.next_in_queue(first, QUEUE, bea) == second
-    assert reservations.next_in_queue(None, QUEUE, bea) == first
+    assert reservations.next_in_queue(first, listed(QUEUE, anna), anna) == third
+    assert reservations.next_in_queue(first, listed(QUEUE, bea), bea) == second
+    assert reservations.next_in_queue(None, listed(QUEUE, bea), bea) == first
 
 
 @pytest.mark.django_db
@@ -91,8 +91,8 @@ def test_next_is_none_at_the_end_of_a_filtered_queue_even_with_items_beyond_the_
     factories.make_item(channel_context=pending("moved_to_app", asked_at=_asked(5)))
     factories.make_item(company=company, channel_context=note("klart"))
     filtered = f"{QUEUE}&company={company.id}"
-    assert reservations.next_in_queue(first, filtered, anna) == second
-    assert reservations.next_in_queue(second, filtered, anna) is None
+    assert reservations.next_in_queue(first, listed(filtered, anna), anna) == second
+    assert reservations.next_in_queue(second, listed(filtered, anna), anna) is None
 
 
 @pytest.mark.django_db
@@ -100,13 +100,13 @@ def test_next_is_none_when_everything_left_is_held_by_others(anna, bea, company)
     first, second, third = _queue_of(company, 3)
     reservations.reserve(second.id, bea)
     reservations.reserve(third.id, bea)
-    assert reservations.next_in_queue(first, QUEUE, anna) is None
+    assert reservations.next_in_queue(first, listed(QUEUE, anna), anna) is None
 
 
 @pytest.mark.django_db
 def test_an_empty_queue_has_no_first_item(anna, company):
     factories.make_item(company=company, channel_context=note("klart"))
-    assert reservations.next_in_queue(None, QUEUE, anna) is None
+    assert reservations.next_in_queue(None, listed(QUEUE, anna), anna) is None
 
 
 @pytest.mark.django_db
@@ -118,25 +118,25 @@ def test_after_answering_the_next_comes_from_where_the_item_was_listed(anna, com
     live.save(update_fields=["channel_context"])
     sync.index_items([live.pk])
     assert not indexed(first.pk).state_needs_answer
-    assert reservations.next_in_queue(as_listed, QUEUE, anna) == second
+    assert reservations.next_in_queue(as_listed, listed(QUEUE, anna), anna) == second
 
 
 @pytest.mark.django_db
 def test_an_expired_hold_does_not_hide_an_item(anna, bea, company):
     first, second = _queue_of(company, 2)
     reservations.reserve(second.id, bea, minutes=-1)
-    assert reservations.next_in_queue(first, QUEUE, anna) == second
+    assert reservations.next_in_queue(first, listed(QUEUE, anna), anna) == second
 
 
 @pytest.mark.django_db
 def test_claim_next_reserves_what_it_returns(anna, bea, company):
     first, second, third = _queue_of(company, 3)
-    assert reservations.claim_next(None, QUEUE, anna) == first
+    assert reservations.claim_next(None, listed(QUEUE, anna), anna) == first
     assert reservations.held_by_others(bea) == {first.id}
     # Bea, starting at the top too, is given the next one nobody holds.
-    assert reservations.claim_next(None, QUEUE, bea) == second
-    assert reservations.claim_next(second, QUEUE, bea) == third
-    assert reservations.claim_next(first, QUEUE, anna) is None
+    assert reservations.claim_next(None, listed(QUEUE, bea), bea) == second
+    assert reservations.claim_next(second, listed(QUEUE, bea), bea) == third
+    assert reservations.claim_next(first, listed(QUEUE, anna), anna) is None
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -151,7 +151,7 @@ def test_two_people_working_one_queue_at_once_are_never_given_the_same_item():
         try:
             barrier.wait()
             current = None
-            while (current := reservations.claim_next(current, QUEUE, user)) is not None:
+            while (current := reservations.claim_next(current, listed(QUEUE, user), user)) is not None:
                 given[user.username].append(str(current.id))
         finally:
             connection.close()

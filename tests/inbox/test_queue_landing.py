@@ -16,7 +16,7 @@ from reviewapp.core import roles
 from reviewapp.inbox import reservations
 from reviewapp.inbox.sorting import neighbours
 from tests import factories
-from tests.inbox.helpers import denial, indexed, moved_to_app, note, pending
+from tests.inbox.helpers import denial, indexed, listed, moved_to_app, note, pending
 
 pytestmark = pytest.mark.django_db
 
@@ -166,7 +166,7 @@ def test_each_queue_row_links_with_the_queue_so_the_item_pages_next_stays_in_it(
     first, second, _third = three_in_queue
     body = bookkeeper_client.get(URL).content.decode()
     assert f'href="/items/{first.id}/?state=needs_answer&amp;sort=queue"' in body
-    assert neighbours(indexed(first.id), QueryDict("state=needs_answer&sort=queue"), bookkeeper)[1] == indexed(
+    assert neighbours(indexed(first.id), listed(QueryDict("state=needs_answer&sort=queue"), bookkeeper))[1] == indexed(
         second.id
     )
 

@@ -35,6 +35,7 @@ from tests.clarifications.golden import load_cases
 from tests.inbox.helpers import (
     indexed,
     journal_entry,
+    listed,
     note,
     pending,
     raw_insert,
@@ -231,4 +232,4 @@ def test_neighbours_follow_plain_sql_changes_after_a_poll(committed_bookkeeping,
     raw_update_context(first.id, pending("moved_to_app"))
     sync.poll()
     query = QueryDict(f"state=needs_answer&company={company.id}")
-    assert neighbours(indexed(second.id), query, support) == (None, indexed(first.id))
+    assert neighbours(indexed(second.id), listed(query, support)) == (None, indexed(first.id))

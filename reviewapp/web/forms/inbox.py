@@ -15,16 +15,21 @@ from functools import cached_property
 from typing import Any, Final
 
 from django import forms
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp.core import access, states
+from reviewapp.inbox.query import (
+    DEFAULT_PAGE_SIZE,
+    MAX_PAGE,
+    SORT_OLDEST,
+    SORT_QUESTION_AGE,
+    SORT_QUEUE,
+    SORT_RECEIVED,
+    ListQuery,
+)
 from reviewapp.readmodel import sync
 
-# Sort keys as they appear in URLs.
-SORT_RECEIVED: Final = "received"  # newest received first (the default)
-SORT_OLDEST: Final = "oldest"  # oldest received first
-SORT_QUESTION_AGE: Final = "question_age"  # oldest open question first (asked in the chat)
-SORT_QUEUE: Final = "queue"  # longest waiting in the app first: the bookkeeper's queue
 SORT_CHOICES: Final = (
     (SORT_RECEIVED, _("Newest first")),
     (SORT_OLDEST, _("Oldest first")),
@@ -32,11 +37,6 @@ SORT_CHOICES: Final = (
     (SORT_QUESTION_AGE, _("Oldest open question first")),
 )
 
-DEFAULT_PAGE_SIZE: Final = 50
-MAX_PAGE_SIZE: Final = 500
-# OFFSET pagination costs grow with depth; past this a narrower filter or the
-# other sort direction is the way in (page 2 000 of 50 is 100 000 rows deep).
-MAX_PAGE: Final = 2000
 PAGE_SIZE_CHOICES: Final = (25, 50, 100, 200, 500)
 
 
@@ -192,7 +192,7 @@ class InboxFilterForm(forms.Form):
         self.all_companies = companies
         # The companies ``user`` may see (None: all). The menu offers only
         # those, so another company's id is refused exactly like an id that
-        # does not exist; ``ListQuery.from_form`` narrows every list to them.
+        # does not exist; ``list_query`` narrows every list to them.
         self.company_ids = access.company_ids(user)
         company = self.fields["company"]
         assert isinstance(company, CompanyChoiceField)
@@ -208,6 +208,29 @@ class InboxFilterForm(forms.Form):
             # band (templates/inbox/list.html); the control always points at it.
             described = [f"id_{name}_helptext"] if field.help_text else []
             field.widget.attrs["aria-describedby"] = " ".join([*described, f"id_{name}_error"])
+
+    def list_query(self) -> ListQuery:
+        """The form's valid fields as the domain's ``ListQuery``; an invalid field falls back to its default.
+
+        Django drops a field that failed validation from ``cleaned_data``, so
+        ``?state=nonsense&q=volvo`` still searches for "volvo". The companies
+        are the form user's (``InboxFilterForm(user=...)``).
+        """
+        self.is_valid()
+        data = self.cleaned_data
+        return ListQuery(
+            states=tuple(data.get("state") or ()),
+            company_ids=self.company_ids,
+            question_type=data.get("type") or None,
+            company_id=data.get("company"),
+            received_from=data.get("received_from"),
+            received_to=data.get("received_to"),
+            unread_only=data.get("photo") == PHOTO_UNREAD,
+            text=data.get("q") or "",
+            sort=data.get("sort") or SORT_RECEIVED,
+            page=data.get("page") or 1,
+            page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
+        )
 
     @cached_property
     def _companies(self) -> list[tuple[str, str]]:
@@ -287,3 +310,12 @@ class InboxFilterForm(forms.Form):
         if start and end and start > end:
             self.add_error("received_to", _("The end date is before the start date."))
         return cleaned
+
+
+def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None = None) -> ListQuery:
+    """The list query a query string means to ``user``; invalid parameters become defaults.
+
+    Only the companies ``user`` may see are listed: another company's id in
+    ``?company=`` is an invalid choice, as an id that does not exist.
+    """
+    return InboxFilterForm(query, user=user, max_page_size=max_page_size).list_query()

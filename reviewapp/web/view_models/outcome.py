@@ -42,11 +42,12 @@ from reviewapp.core import states
 from reviewapp.core.rendering_caps import AGENT_VIEW_MAX_CHARS, LINES_MAX_CHARS, capped_json
 from reviewapp.inbox import reservations
 from reviewapp.inbox.page import AmountFormat
-from reviewapp.inbox.query import filtered_items, parse_list_query
+from reviewapp.inbox.query import filtered_items
 from reviewapp.items.caps import SUMMARY_MAX_CHARS, Cuts, shrink_json, with_cuts
 from reviewapp.items.links import item_links
 from reviewapp.models import IndexedItem
 from reviewapp.web.forms.answer import ACTIONS, ADD_ROW, DENY, EDIT, SAVE, RepresentationForm, answer_form
+from reviewapp.web.forms.inbox import parse_list_query
 from reviewapp.web.landing import landing_query
 from reviewapp.web.view_models.panel import AnswerPanel, Viewer, answer_panel, answered_by
 from reviewapp.web.view_models.preview import outputs
@@ -220,10 +221,11 @@ def next_to_answer(listed: IndexedItem | None, list_query: str, user: AbstractBa
     """
     params = QueryDict(list_query) if list_query else landing_query(user)
     suffix = "?" + params.urlencode() if params else ""
+    query = parse_list_query(params, user=user)
     for after in (listed, None) if listed is not None else (None,):
-        found = reservations.claim_next(after, params, user, waiting_only=True)
+        found = reservations.claim_next(after, query, user, waiting_only=True)
         if found is not None:
             return NextStep(url=reverse("item_detail", args=[found.pk]) + suffix, item=found)
-    waiting = filtered_items(parse_list_query(params, user=user)).filter(state_needs_answer=True)
+    waiting = filtered_items(query).filter(state_needs_answer=True)
     held = waiting.filter(pk__in=reservations.held_by_others(user)).count()
     return NextStep(url=reverse("inbox") + suffix, item=None, held=held)

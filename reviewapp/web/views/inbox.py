@@ -18,10 +18,10 @@ from reviewapp.core import roles, states
 from reviewapp.inbox import reservations
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
-from reviewapp.inbox.query import ListQuery, exact_item
+from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, exact_item
 from reviewapp.readmodel import sync
 from reviewapp.web.api_auth import api_view, json_error, json_response
-from reviewapp.web.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
+from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query
 from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.web.landing import all_items_url, landing_query
 
@@ -90,7 +90,7 @@ def next_free(request: HtmxHttpRequest) -> HttpResponse:
     user = request.user
     assert isinstance(user, User)  # permission_required let only a signed-in user through
     query = landing_query(user)
-    found = reservations.next_in_queue(None, query, user, waiting_only=True)
+    found = reservations.next_in_queue(None, parse_list_query(query, user=user), user, waiting_only=True)
     list_url = reverse("inbox") + "?" + query.urlencode()
     if found is None:
         messages.info(request, _("No free item is waiting for an answer."))
@@ -106,7 +106,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # One read for the freshness line and the company menu, before the rows.
     synced = sync.synced()
     form = InboxFilterForm(params, user=request.user, companies=synced.companies)
-    query = ListQuery.from_form(form)
+    query = form.list_query()
     # An exact id pasted into the search (item, document, correlation or
     # WhatsApp message id, a wamid) opens that item, if this user may see it.
     found = exact_item(query)
@@ -201,7 +201,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         # A script gets told exactly what was wrong instead of other rows.
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
-    page = list_page(ListQuery.from_form(form))
+    page = list_page(form.list_query())
     base = request.build_absolute_uri(reverse("api_items")) + "?"
     counts = page.counts
     limit = counts.limit if not counts.exact and counts.limit is not None else None

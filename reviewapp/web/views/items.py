@@ -32,6 +32,7 @@ from reviewapp.items.history import HISTORY_LIMIT
 from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
 from reviewapp.models import IndexedItem
 from reviewapp.web.api_auth import api_view, json_response
+from reviewapp.web.forms.inbox import parse_list_query
 from reviewapp.web.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
 from reviewapp.web.view_models.panel import answer_panel
 from reviewapp.web.view_models.unread import unread_notice
@@ -59,7 +60,8 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
     indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
-    prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
+    list_query = parse_list_query(request.GET, user=request.user)
+    prev_item, next_item = neighbours(indexed, list_query) if indexed is not None else (None, None)
     log = app_answers(item.pk)
     view = describe_item(item, full_conversation=request.user.has_perm(FULL_PERMISSION), user=request.user, app_log=log)
     context: dict[str, Any] = {
