@@ -11,7 +11,7 @@ turn (the second adds to the first) fills accounted's table with plain SQL
 spread over every other state), runs VACUUM ANALYZE as autovacuum would, and
 measures in one process:
 
-- the COPY read floor: the columns the sync reads (``sync._SELECT``) with
+- the COPY read floor: the columns the sync reads (``rows.SELECT``) with
   ``COPY .. TO STDOUT``, bytes only, nothing decoded (median of 3);
 - the initial sync: ``manage.py sync_index`` in a child process on an empty
   read model, its wall time, its ratio to the floor, the peak resident
@@ -169,10 +169,10 @@ def _copy_floor() -> float:
     """Seconds to read the sync's columns with COPY, bytes only (the fastest any sync can read them)."""
     from django.db import connections
 
-    from reviewapp.readmodel import sync
+    from reviewapp.readmodel import rows
 
     def read() -> None:
-        with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({sync._SELECT}) TO STDOUT") as copy:
+        with connections["bookkeeping"].cursor() as cursor, cursor.copy(f"COPY ({rows.SELECT}) TO STDOUT") as copy:
             for _block in copy:
                 pass
 

@@ -28,6 +28,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp import readmodel
 from reviewapp.bookkeeping.models import Company
 from reviewapp.core import access, roles, states
 from reviewapp.core.rendering_caps import (
@@ -361,9 +362,8 @@ def _company_names() -> dict[uuid.UUID, str]:
 
     Before the first sync has read any, from accounted's table itself.
     """
-    from reviewapp.readmodel import sync
 
-    names = {pk: name for pk, name, _archived in sync.synced().companies}
+    names = {pk: name for pk, name, _archived in readmodel.synced().companies}
     return names or dict(Company.objects.values_list("id", "name"))
 
 

@@ -45,6 +45,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from reviewapp import readmodel
 from reviewapp.answers import conversation, resend
 from reviewapp.answers.channel_context import (
     Written,
@@ -69,7 +70,6 @@ from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, Processi
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, accounted_user_id
-from reviewapp.readmodel import sync
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ def answer_question(
         occurred_at=moment,
     )
     try:
-        sync.index_items([result.item.pk, *([result.new_item.pk] if result.new_item else [])])
+        readmodel.index_items([result.item.pk, *([result.new_item.pk] if result.new_item else [])])
     except Exception:
         # The answer is committed; sync_index's next poll indexes it anyway.
         log.exception("could not index item %s after an answer", result.item.pk)

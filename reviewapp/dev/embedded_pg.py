@@ -32,7 +32,7 @@ from urllib.parse import quote
 
 from reviewapp.core import env
 
-DATA_DIR = Path(__file__).resolve().parent.parent / ".pgdata"
+DATA_DIR = Path(__file__).resolve().parents[2] / ".pgdata"
 # The two databases on the embedded server: the review app's own and the replica of accounted's.
 DATABASES = {"DATABASE_URL": "review", "BOOKKEEPING_DATABASE_URL": "bookkeeping"}
 

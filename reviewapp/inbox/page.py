@@ -24,6 +24,7 @@ from django.utils.formats import get_format
 from django.utils.timesince import TIME_STRINGS, timesince, timeuntil
 from django.utils.translation import gettext as _
 
+from reviewapp import readmodel
 from reviewapp.answers.bulk import BULK_TYPES
 from reviewapp.core import states
 from reviewapp.core.dates import local_time
@@ -33,7 +34,6 @@ from reviewapp.inbox.matches import Match, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation
-from reviewapp.readmodel import sync
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
@@ -52,14 +52,14 @@ class Freshness:
 
     @property
     def age(self) -> dt.timedelta | None:
-        return sync.read_model_age(self.indexed_at, self.now)
+        return readmodel.read_model_age(self.indexed_at, self.now)
 
     @property
     def stale(self) -> bool:
         # ``sync_index --follow`` polls every 2 s by default: a poll older than
         # SYNC_STALE_AFTER means it is not running or cannot reach a database.
         age = self.age
-        return age is not None and age > sync.stale_after()
+        return age is not None and age > readmodel.stale_after()
 
     @property
     def age_text(self) -> str:
@@ -404,14 +404,14 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     return ordered(rows, query.sort)
 
 
-def list_page(query: ListQuery, synced: sync.Synced | None = None) -> ListPage:
+def list_page(query: ListQuery, synced: readmodel.Synced | None = None) -> ListPage:
     """One page of the list with its counts, in a fixed number of queries.
 
     Queries: when the index last caught up (unless ``synced`` is given, read
     before this call), the counts, the rows; all in the review database. A
     page past the end shows the last page, as Django's ``Paginator.get_page``.
     """
-    indexed_at = (synced or sync.synced(with_companies=False)).indexed_at
+    indexed_at = (synced or readmodel.synced(with_companies=False)).indexed_at
     counts = facet_counts(query)
     num_pages = max(1, -(-counts.total // query.page_size))
     number = min(query.page, num_pages)

@@ -32,11 +32,11 @@ from typing import IO, Any, Final, Protocol
 from django.db import DatabaseError, connections, transaction
 from django.db.models import Q
 
+from reviewapp import readmodel
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
 from reviewapp.models import IndexedItem
-from reviewapp.readmodel import sync
 
 TABLE: Final = "public.invoice_inbox_items"
 # Rows per fetch on export; lines per transaction on import (each line has its own savepoint).
@@ -105,7 +105,7 @@ def export_lines(*, state_keys: Sequence[str] = ()) -> Iterator[str]:
     if not state_keys:
         return _all_rows()
     # The states come from the read model: catch it up with what changed since the last sync.
-    sync.poll()
+    readmodel.poll()
     return _rows_in_states(state_keys)
 
 
@@ -309,5 +309,5 @@ def import_lines(source: IO[bytes]) -> ImportResult:
                     result.ignored_keys[key] = result.ignored_keys.get(key, 0) + 1
                 if item_id is not None:
                     written.append(item_id)
-        sync.index_items(written)
+        readmodel.index_items(written)
     return result

@@ -7,9 +7,9 @@ incremental poll and the rules):
 - accounted's rows are streamed with server-side cursors (one ``FETCH`` per
   ``BATCH`` rows; memory stays bounded by one batch per process), on the bookkeeping
   connection inside a read transaction, so the per-batch lookup in
-  ``processing_history`` (``sync._moved_to_app_at``) runs on the same
+  ``processing_history`` (``moved_to_app_at``) runs on the same
   connection and sees what the stream sees;
-- each batch is derived by the same code as a poll's (``sync._derive``, the
+- each batch is derived by the same code as a poll's (``derive``, the
   malformed-row isolation and its logging included), and written with COPY
   into a staging table in the review database (a batch PostgreSQL refuses
   goes in as a poll writes it, each refused row as malformed);
@@ -44,38 +44,32 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import importlib
-import json
 import logging
-import operator
 import queue
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, Final, TextIO
 
-import orjson
 import psycopg
-from django.db import DatabaseError, InterfaceError, OperationalError, connections, transaction
-from django.utils import timezone
+from django.db import DatabaseError, OperationalError, connections, transaction
 
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.core import states
 from reviewapp.models import IndexedItem
-from reviewapp.readmodel import sync
 from reviewapp.readmodel import workers as sync_workers
+from reviewapp.readmodel.copying import BATCH, NAMES, PLANNED, STAGING, batches, stage, without_statement_timeout
+from reviewapp.readmodel.rows import (
+    fetch,
+)
 
 log = logging.getLogger("reviewapp.readmodel.sync")
 
-# Rows per FETCH, per derivation batch and per COPY into the staging table:
-# large enough that the per-batch queries cost nothing per row, small enough
-# that a batch's rows, dicts and COPY buffer stay a few megabytes.
-BATCH: Final = 5_000
 # From this many rows a whole-table pass builds a new table and swaps it in;
 # below, it merges into the live one (cheaper than building every index).
 SWAP_FROM: Final = 20_000
 PROGRESS_EVERY: Final = dt.timedelta(seconds=5)
-STAGING: Final = "index_staging"
 NEXT_SUFFIX: Final = "_next"
 OLD_SUFFIX: Final = "_old"  # the table a swap replaced, until it is dropped after the swap
 # How long the swap waits for the list's queries in flight before it tries again.
@@ -84,9 +78,6 @@ SWAP_TRIES: Final = 5
 SOURCE: Final = "index_source"
 STALE: Final = "index_stale"
 TALLY: Final = "index_tally"
-
-_NAMES: Final = tuple(name for name, _ in sync._COLUMNS)
-_JSON_COLUMNS: Final = frozenset(name for name, kind in sync._COLUMNS if kind == "jsonb")
 
 
 class Progress:
@@ -154,80 +145,13 @@ def _drop(*tables: str) -> None:
             cursor.execute(f"DROP TABLE IF EXISTS {name}")
 
 
-def _json_text(value: Any) -> str | None:
-    if value is None:
-        return None
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # an integer past 64 bits, which orjson refuses and json writes
-        return json.dumps(value)
-
-
-# The columns ANALYZE reads after a build: not the JSON ones, which no query
-# filters or sorts on (their statistics were a third of ANALYZE's time);
-# autovacuum's next ANALYZE of the table fills them in.
-_PLANNED: Final = (*(n for n in _NAMES if n not in _JSON_COLUMNS), "indexed_at")
-_PLAIN: Final = operator.itemgetter(*(n for n in _NAMES if n not in _JSON_COLUMNS))
-_JSON: Final = tuple(n for n in _NAMES if n in _JSON_COLUMNS)
-# The staging tables' COPY column list: the plain columns, the JSON ones, then indexed_at.
-_COPY_COLUMNS: Final = ", ".join((*(n for n in _NAMES if n not in _JSON_COLUMNS), *_JSON, "indexed_at"))
-
-
-def _record(value: dict[str, Any], now: str) -> tuple[Any, ...]:
-    return (*_PLAIN(value), *(_json_text(value[n]) for n in _JSON), now)
-
-
-def _copy_rows(
-    rows: Sequence[Sequence[Any]], values: list[dict[str, Any]], failures: sync._Failures
-) -> list[tuple[Any, ...]]:
-    """The staging table's records of one batch, in ``_COPY_COLUMNS`` order, JSON as text."""
-    records = []
-    now = timezone.now().isoformat()
-    for position, value in enumerate(values):
-        try:
-            records.append(_record(value, now))
-        except Exception as error:  # one row must not stop the pass
-            values[position] = failures.add(rows[position], error)
-            records.append(_record(values[position], now))
-    return records
-
-
-def _stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
-    """Derive one batch as a poll does and COPY it into the staging table ``into``."""
-    failures = sync._Failures()
-    values = sync._derive(rows, failures)
-    if not values:
-        return 0
-    sync._moved_to_app_at(values)
-    sync._answers_replaced(rows, values, failures)
-    failures.log_new(values)
-    records = _copy_rows(rows, values, failures)
-    try:
-        with (
-            transaction.atomic(using="default"),
-            connections["default"].cursor() as cursor,
-            cursor.copy(f"COPY {into} ({_COPY_COLUMNS}) FROM STDIN") as copy,
-        ):
-            for record in records:
-                copy.write_row(record)
-        return len(values)
-    # psycopg's own errors: Django does not wrap what ``cursor.copy`` raises.
-    except (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError):
-        raise  # the database went away: the pass fails and --follow backs off
-    except (DatabaseError, psycopg.DatabaseError) as error:
-        # A value PostgreSQL refuses: the batch again as a poll writes it (row by row if need be).
-        log.info("index: COPY refused a batch of %d rows (%s); writing it as a poll does", len(values), error)
-    sync._upsert(rows, values, failures, table=into)
-    return len(values)
-
-
 def _merge() -> int:
     """The staging table into ``IndexedItem`` in one statement; the rows written (new or changed)."""
     table = IndexedItem._meta.db_table
-    names = ", ".join(_NAMES)
-    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in _NAMES[1:])
-    ours = ", ".join(f"t.{name}" for name in _NAMES[1:])
-    theirs = ", ".join(f"EXCLUDED.{name}" for name in _NAMES[1:])
+    names = ", ".join(NAMES)
+    updates = ", ".join(f"{name} = EXCLUDED.{name}" for name in NAMES[1:])
+    ours = ", ".join(f"t.{name}" for name in NAMES[1:])
+    theirs = ", ".join(f"EXCLUDED.{name}" for name in NAMES[1:])
     with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
         # Never back to an older version than the index holds (index_items
         # may have indexed a newer one before this pass took the lock).
@@ -241,29 +165,11 @@ def _merge() -> int:
         return int(cursor.rowcount)
 
 
-def _without_statement_timeout() -> None:
-    """In a whole-table pass's read transaction on accounted's database: no statement timeout.
-
-    Each FETCH is a statement of its own and short, but nothing may cut this
-    background pass at BOOKKEEPING_STATEMENT_TIMEOUT (set for requests).
-    """
-    with connections[BOOKKEEPING_DB].cursor() as cursor:
-        cursor.execute("SET LOCAL statement_timeout = 0")
-
-
-def _rows(where: str = "TRUE", params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
-    """accounted's rows for the index (those ``where`` picks), ``BATCH`` at a time, from one server-side cursor."""
-    with connections[BOOKKEEPING_DB].chunked_cursor() as cursor:
-        cursor.execute(f"{sync._SELECT} WHERE {where}", params)
-        while rows := cursor.fetchmany(BATCH):
-            yield rows
-
-
 def _source_batches(progress: Progress) -> Iterator[list[tuple[Any, ...]]]:
     """Every row of accounted's table, ``BATCH`` at a time, in one read transaction."""
     with transaction.atomic(using=BOOKKEEPING_DB):
-        _without_statement_timeout()
-        for rows in _rows():
+        without_statement_timeout()
+        for rows in batches():
             yield rows
             progress.step(len(rows))
 
@@ -281,7 +187,7 @@ def walk_all(what: str = "index") -> int:
     if progress.total < SWAP_FROM:
         _create_staging()
         try:
-            done = sum(_stage(rows) for rows in _source_batches(progress))
+            done = sum(stage(rows) for rows in _source_batches(progress))
             written = _merge()
             progress.finish(f"; {written:,} rows new or changed")
             return done
@@ -298,7 +204,7 @@ def walk_all(what: str = "index") -> int:
         if workers > 1 and sync_workers.can_share():
             done = sync_workers.walk_shared(nxt, progress, workers)
         else:
-            done = sum(_stage(rows, into=nxt) for rows in _source_batches(progress))
+            done = sum(stage(rows, into=nxt) for rows in _source_batches(progress))
         building = time.monotonic()
         _build_indexes(live, nxt)
         built = time.monotonic()
@@ -380,7 +286,7 @@ def _build_indexes(live: str, nxt: str) -> None:
         if failures:
             raise failures[0]
     with connections["default"].cursor() as cursor:
-        cursor.execute(f"ANALYZE {nxt} ({', '.join(_PLANNED)})")
+        cursor.execute(f"ANALYZE {nxt} ({', '.join(PLANNED)})")
     _count_tally(nxt)
 
 
@@ -426,18 +332,29 @@ def _swap(live: str, nxt: str) -> None:
             log.warning("index: the swap waited %s for the list's queries (%s); trying again", SWAP_LOCK_WAIT, error)
 
 
+def tally_states_sql(alias: str) -> str:
+    """The states of the row ``alias`` as the facet tally keys them: one bit a state, in ``STATE_KEYS`` order.
+
+    The same expression as migration 0002's triggers (its ``_mask``), which
+    keep the live table's tally; ``tests/readmodel/test_tally_states.py``
+    holds the two equal, so a squashed or edited migration cannot drift
+    from the count a swap starts from.
+    """
+    columns = (states.STATE_FIELDS[key] for key in states.STATE_KEYS)
+    return " | ".join(f"({alias}.{column}::int << {bit})" for bit, column in enumerate(columns))
+
+
 def _count_tally(nxt: str) -> None:
     """The facet tally of the new table, counted before the swap as migration 0002's triggers count it.
 
     Nothing else writes the new table (the sync's advisory lock is held), so
     the swap only has to copy these few dozen rows while it holds the list's lock.
     """
-    tally = importlib.import_module("reviewapp.migrations.0002_search_and_tally")
     with connections["default"].cursor() as cursor:
         cursor.execute(f"DROP TABLE IF EXISTS {TALLY}")
         cursor.execute(
             f"""CREATE TEMPORARY TABLE {TALLY} AS
-                SELECT company_id, {tally._mask("r")} AS states,
+                SELECT company_id, {tally_states_sql("r")} AS states,
                        COALESCE(r.open_question_type, '') AS question_type, count(*) AS n
                 FROM {nxt} r GROUP BY 1, 2, 3"""  # noqa: S608 - names are constants
         )
@@ -500,7 +417,7 @@ def reconcile_all() -> tuple[int, int]:
         with transaction.atomic(using="default"), connections["default"].chunked_cursor() as ids:
             ids.execute(f"SELECT id FROM {STALE} ORDER BY id")  # noqa: S608
             while chunk := [row[0] for row in ids.fetchmany(BATCH)]:
-                done += _stage(sync._fetch("i.id = ANY(%s)", [chunk], "i.id", len(chunk)))
+                done += stage(fetch("i.id = ANY(%s)", [chunk], "i.id", len(chunk)))
                 progress.step(len(chunk))
         written = _merge()
         progress.finish(f"; {written:,} rows new or changed")

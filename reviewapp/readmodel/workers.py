@@ -15,7 +15,7 @@ at one ``ctid``, so it lies in exactly one share: a row moved to another page
 by an update is neither read twice (the new table's primary key would refuse
 it) nor missed.
 
-Helpers are new interpreters started as ``python -m reviewapp.readmodel.workers``:
+Helpers are new interpreters running ``HELPER`` (``python -c``):
 they inherit no socket, lock or thread of this one (a forked child would
 share this process's database connections, and the test runner's threads),
 and they never run the caller's own module. multiprocessing's ``spawn`` did
@@ -52,6 +52,7 @@ from django.db import connections, transaction
 from psycopg import sql
 
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
+from reviewapp.readmodel.copying import batches, stage, without_statement_timeout
 
 # How often this process looks at its helpers' messages while it waits for them.
 CHECK_EVERY_S: Final = 0.5
@@ -117,13 +118,12 @@ def share_filter(share: Share) -> tuple[str, list[str]]:
 
 def _read_in_snapshot(snapshot: str | None) -> None:
     """Open the bookkeeping transaction's read view: exported (None) or the exporter's (a snapshot id)."""
-    from reviewapp.readmodel import bulk as sync_bulk
 
     with connections[BOOKKEEPING_DB].cursor() as cursor:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         if snapshot is not None:
             cursor.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(snapshot)).as_string())
-    sync_bulk._without_statement_timeout()
+    without_statement_timeout()
 
 
 class _Counter:
@@ -149,15 +149,14 @@ class _Counter:
 
 def _stage_shares(table: list[Share], taken: _Counter, into: str, report: Callable[[int], None]) -> int:
     """Take the next untaken share of ``table`` (``taken`` counts them, across processes) until none is left."""
-    from reviewapp.readmodel import bulk as sync_bulk
 
     done = 0
     while True:
         number = taken.take()
         if number >= len(table):
             return done
-        for rows in sync_bulk._rows(*share_filter(table[number])):
-            done += sync_bulk._stage(rows, into=into)
+        for rows in batches(*share_filter(table[number])):
+            done += stage(rows, into=into)
             report(len(rows))
 
 
@@ -226,13 +225,29 @@ class _Helper:
 
 
 def _project_root() -> str:
-    """The folder ``reviewapp`` is imported from: where ``python -m reviewapp.readmodel.workers`` must look."""
-    return str(Path(__file__).resolve().parent.parent)
+    """The folder ``reviewapp`` is imported from: where a helper's ``import reviewapp`` must look."""
+    return str(Path(__file__).resolve().parents[2])
 
 
 def helper_pids() -> list[int]:
     """The process ids of the helpers of the walk in progress (for the tests, which kill one)."""
     return [helper.process.pid for helpers in list(_Helpers.live) for helper in helpers.running.values()]
+
+
+# A helper process's whole program (``python -c``): its work from stdin, Django set up on the parent's
+# databases before the read model is imported (its modules import the models), then ``helper_main``.
+# Not ``python -m`` of a module of this package, whose import would need Django set up first, nor
+# multiprocessing's spawn, which re-runs the caller's script in every helper.
+HELPER: Final = """
+import pickle, sys
+import django
+from django.conf import settings
+work = pickle.load(sys.stdin.buffer)
+settings.DATABASES = work[0]
+django.setup()
+from reviewapp.readmodel import workers
+workers.helper_main(int(sys.argv[1]), work)
+"""
 
 
 class _Helpers:
@@ -256,7 +271,7 @@ class _Helpers:
             read_fd, write_fd = os.pipe()
             try:
                 process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-                    [sys.executable, "-m", "reviewapp.readmodel.workers", str(write_fd)],
+                    [sys.executable, "-c", HELPER, str(write_fd)],
                     stdin=subprocess.PIPE,
                     env=env,
                     pass_fds=(write_fd,),
@@ -317,16 +332,12 @@ class _Helpers:
             _Helpers.live.remove(self)
 
 
-def _helper_main(out_fd: int) -> None:
-    """A helper process: read its work from stdin, set Django up on the parent's databases, stage shares."""
-    import django
-
+def helper_main(out_fd: int, work: tuple[Any, ...]) -> None:
+    """A helper process, Django set up on the parent's databases (``HELPER``): stage shares until none is left."""
     out = Connection(out_fd, readable=False)
-    databases, snapshot, table, counter, into = pickle.load(sys.stdin.buffer)  # noqa: S301 - from our parent
+    _databases, snapshot, table, counter, into = work
     taken = _Counter(counter)
     try:
-        settings.DATABASES = databases
-        django.setup()
         with transaction.atomic(using=BOOKKEEPING_DB):
             _read_in_snapshot(snapshot)
             done = _stage_shares(table, taken, into, lambda rows: out.send(("rows", rows)))
@@ -338,7 +349,3 @@ def _helper_main(out_fd: int) -> None:
         connections.close_all()
         taken.close()
         out.close()
-
-
-if __name__ == "__main__":  # python -m reviewapp.readmodel.workers <fd>: a helper (``_Helpers.start``)
-    _helper_main(int(sys.argv[1]))

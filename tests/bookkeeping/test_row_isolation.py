@@ -18,7 +18,7 @@ from django.test import Client
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
 from reviewapp.models import IndexedItem
-from reviewapp.readmodel import sync
+from reviewapp.readmodel import rows, sync
 from tests import factories
 
 MOVED = {
@@ -125,7 +125,7 @@ def test_a_row_postgresql_refuses_to_store_is_malformed_and_the_rest_of_its_batc
 ) -> None:  # type: ignore[no-untyped-def]
     good = factories.make_item(company, indexed=False, channel_context=MOVED)
     refused = factories.make_item(company, indexed=False, channel_context=MOVED)
-    derive = sync.index_values
+    derive = rows.index_values
 
     def with_a_bad_time(row: Any) -> dict[str, Any]:
         values = derive(row)
@@ -133,7 +133,7 @@ def test_a_row_postgresql_refuses_to_store_is_malformed_and_the_rest_of_its_batc
             values["open_question_asked_at"] = "the day after tomorrow"  # no timestamptz
         return values
 
-    monkeypatch.setattr(sync, "index_values", with_a_bad_time)
+    monkeypatch.setattr(rows, "index_values", with_a_bad_time)
 
     assert sync.poll().indexed == 2
 
@@ -149,7 +149,7 @@ def test_a_long_exception_message_is_cut_in_the_reason(company, monkeypatch: pyt
     def explode(row: Any) -> dict[str, Any]:
         raise ValueError("x" * 100_000)
 
-    monkeypatch.setattr(sync, "index_values", explode)
+    monkeypatch.setattr(rows, "index_values", explode)
     sync.poll()
     reason = IndexedItem.objects.get(pk=item.id).malformed_reason
     assert reason.startswith("could not be indexed: ValueError: xxx")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
+from reviewapp import readmodel
 from reviewapp.management.commands import sync_index
 from reviewapp.readmodel import sync
 
@@ -52,8 +53,8 @@ def _follow(monkeypatch: pytest.MonkeyPatch, clock: Clock, changes_at: set[int],
         last[0] = now
         return sync.PassReport(ran=True, indexed=1 if found else 0)
 
-    monkeypatch.setattr(sync, "poll", poll)
-    monkeypatch.setattr(sync, "reconcile", lambda: sync.PassReport(ran=True))
+    monkeypatch.setattr(readmodel, "poll", poll)
+    monkeypatch.setattr(readmodel, "reconcile", lambda: readmodel.PassReport(ran=True))
     call_command("sync_index", "--follow", "--interval", "2", "--max-seconds", "400", *args)
 
 

@@ -16,7 +16,7 @@ from reviewapp.inbox.counts import tally_counts
 from reviewapp.inbox.query import ListQuery
 from reviewapp.models import IndexedItem, SyncState
 from reviewapp.readmodel import bulk as sync_bulk
-from reviewapp.readmodel import sync
+from reviewapp.readmodel import copying, rows, sync
 from tests import factories
 from tests.inbox.helpers import note, pending, raw_update_context
 
@@ -41,10 +41,11 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
     SyncState.objects.update(rules_version=sync.RULES_VERSION - 1)
     monkeypatch.setattr(sync, "BATCH", 1)
     monkeypatch.setattr(sync_bulk, "BATCH", 1)
+    monkeypatch.setattr(copying, "BATCH", 1)
     monkeypatch.setattr(sync_bulk, "SWAP_FROM", swap_from)  # a new table swapped in, or a merge
 
     halfway, resume = threading.Event(), threading.Event()
-    derive = sync._derive
+    derive = rows.derive
     calls = 0
 
     def pausing(rows: Any, failures: Any) -> Any:
@@ -55,7 +56,8 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
             assert resume.wait(WAIT)
         return derive(rows, failures)
 
-    monkeypatch.setattr(sync, "_derive", pausing)
+    monkeypatch.setattr(copying, "derive", pausing)
+    monkeypatch.setattr(rows, "derive", pausing)
     reports: list[sync.PassReport] = []
 
     def reindex() -> None:

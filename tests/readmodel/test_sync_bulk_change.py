@@ -3,7 +3,7 @@
 These tests commit (``transaction=True``): a poll records the snapshot of
 accounted's database it read in, which only a poll outside the caller's own
 transaction can do. The rows read from accounted are counted where they are
-fetched (``sync._fetch``), not taken from the poll's own report.
+fetched (``sync.fetch``), not taken from the poll's own report.
 """
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ ROWS = 20_000  # 200 000 by hand: bench/README.md
 def fetched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The rows each ``_fetch`` returned, in order (cleared by the test between polls)."""
     counts: list[int] = []
-    fetch = sync._fetch
+    fetch = sync.fetch
 
     def counting(*args: Any) -> list[tuple[Any, ...]]:
         rows = fetch(*args)
         counts.append(len(rows))
         return rows
 
-    monkeypatch.setattr(sync, "_fetch", counting)
+    monkeypatch.setattr(sync, "fetch", counting)
     return counts
 
 

@@ -20,7 +20,7 @@ from django.urls import reverse
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.models import IndexedItem, SyncState
 from reviewapp.readmodel import bulk as sync_bulk
-from reviewapp.readmodel import sync
+from reviewapp.readmodel import copying, rows, sync
 from reviewapp.readmodel import workers as sync_workers
 from tests import factories
 
@@ -50,7 +50,7 @@ def _fill(company: Any) -> None:
 
 def _indexed() -> dict[str, tuple[Any, ...]]:
     """Every indexed row's derived columns (not ``indexed_at``), by id."""
-    names = [name for name, _ in sync._COLUMNS]
+    names = [name for name, _ in rows.COLUMNS]
     return {str(row[0]): row for row in IndexedItem.objects.values_list(*names)}
 
 
@@ -77,13 +77,14 @@ def shared(settings: Any, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     settings.SYNC_WORKERS = 2
     monkeypatch.setattr(sync_bulk, "SWAP_FROM", 0)
     staged = {"here": 0}
-    stage = sync_bulk._stage
+    stage = copying.stage
 
-    def counting(rows: Any, into: str = sync_bulk.STAGING) -> int:
+    def counting(rows: Any, into: str = copying.STAGING) -> int:
         staged["here"] += len(rows)
         return stage(rows, into)
 
-    monkeypatch.setattr(sync_bulk, "_stage", counting)
+    monkeypatch.setattr(sync_bulk, "stage", counting)
+    monkeypatch.setattr(sync_workers, "stage", counting)
     return staged
 
 
@@ -99,16 +100,17 @@ def test_two_processes_index_every_row_once_and_as_one_process_does(
 
     settings.SYNC_WORKERS = 2
     shared["here"] = 0
-    monkeypatch.setattr(sync_bulk, "BATCH", 20)
-    counting = sync_bulk._stage
+    monkeypatch.setattr(copying, "BATCH", 20)
+    counting = copying.stage
 
-    def waiting_for_the_helper(rows: Any, into: str = sync_bulk.STAGING) -> int:
+    def waiting_for_the_helper(rows: Any, into: str = copying.STAGING) -> int:
         done = counting(rows, into)
         if shared["here"] == len(rows):  # after this process's first batch
             _wait_until_a_helper_staged_rows(shared["here"])
         return done
 
-    monkeypatch.setattr(sync_bulk, "_stage", waiting_for_the_helper)
+    monkeypatch.setattr(sync_bulk, "stage", waiting_for_the_helper)
+    monkeypatch.setattr(sync_workers, "stage", waiting_for_the_helper)
     report = _reindex()
 
     assert report.indexed == ROWS
@@ -122,8 +124,8 @@ def test_rows_accounted_rewrites_during_the_pass_are_read_once_from_the_pass_s_s
 ) -> None:
     company = factories.make_company()
     _fill(company)
-    monkeypatch.setattr(sync_bulk, "BATCH", 20)
-    stage = sync_bulk._stage
+    monkeypatch.setattr(copying, "BATCH", 20)
+    stage = copying.stage
     rewritten = threading.Event()
 
     def rewrite_everything() -> None:
@@ -138,7 +140,7 @@ def test_rows_accounted_rewrites_during_the_pass_are_read_once_from_the_pass_s_s
         finally:
             connections.close_all()
 
-    def rewriting_first(rows: Any, into: str = sync_bulk.STAGING) -> int:
+    def rewriting_first(rows: Any, into: str = copying.STAGING) -> int:
         done = stage(rows, into)
         if not rewritten.is_set():
             rewritten.set()
@@ -149,7 +151,8 @@ def test_rows_accounted_rewrites_during_the_pass_are_read_once_from_the_pass_s_s
             _wait_until_a_helper_staged_rows(shared["here"])
         return done
 
-    monkeypatch.setattr(sync_bulk, "_stage", rewriting_first)
+    monkeypatch.setattr(sync_bulk, "stage", rewriting_first)
+    monkeypatch.setattr(sync_workers, "stage", rewriting_first)
     report = sync.poll()  # the first poll: the whole table
 
     assert rewritten.is_set()
@@ -170,18 +173,19 @@ def test_a_helper_that_dies_fails_the_pass_and_the_list_keeps_its_rows(
     _fill(company)
     sync.poll()
     before = _indexed()
-    monkeypatch.setattr(sync_bulk, "BATCH", 20)
-    stage = sync_bulk._stage
+    monkeypatch.setattr(copying, "BATCH", 20)
+    stage = copying.stage
     killed: list[int] = []
 
-    def killing_helpers(rows: Any, into: str = sync_bulk.STAGING) -> int:
+    def killing_helpers(rows: Any, into: str = copying.STAGING) -> int:
         if not killed:
             for pid in sync_workers.helper_pids():
                 os.kill(pid, signal.SIGKILL)  # out of memory, say
                 killed.append(pid)
         return stage(rows, into)
 
-    monkeypatch.setattr(sync_bulk, "_stage", killing_helpers)
+    monkeypatch.setattr(sync_bulk, "stage", killing_helpers)
+    monkeypatch.setattr(sync_workers, "stage", killing_helpers)
     with pytest.raises(sync_workers.HelperFailed, match="exit code -9"):
         _reindex()
 
@@ -193,7 +197,8 @@ def test_a_helper_that_dies_fails_the_pass_and_the_list_keeps_its_rows(
         cursor.execute("SELECT to_regclass('reviewapp_indexeditem_next')")
         assert cursor.fetchone()[0] is None  # the half-built table is gone
 
-    monkeypatch.setattr(sync_bulk, "_stage", stage)
+    monkeypatch.setattr(sync_bulk, "stage", stage)
+    monkeypatch.setattr(sync_workers, "stage", stage)
     assert sync.poll().indexed == ROWS  # the next pass redoes it (the rules version was not moved on)
 
 

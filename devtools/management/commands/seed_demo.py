@@ -29,13 +29,13 @@ from django.db import connections, transaction
 from django.utils import timezone
 
 from devtools import demo, demo_rows
+from reviewapp import readmodel
 from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import roles
 from reviewapp.models import ClarificationEvent, CompanyAssignment, GoldenCase, SyncState
 from reviewapp.previews.jsonl import InvalidCaseFile, import_cases, read_case_file
-from reviewapp.readmodel import sync
 
 BATCH = 2_000
 INDEX_BATCH = 2_000
@@ -212,12 +212,12 @@ class Command(BaseCommand):
     def _index(self, item_ids: list[uuid.UUID]) -> None:
         """Bring the list's read model up to date with the new rows."""
         first_pass = not SyncState.objects.filter(pk=1, watermark__isnull=False).exists()
-        report = sync.poll()
+        report = readmodel.poll()
         if first_pass and report.ran:
             return  # the first poll reads the whole table
         # A poll reads only rows whose updated_at is recent, and the demo's are not.
         for start in range(0, len(item_ids), INDEX_BATCH):
-            sync.index_items(item_ids[start : start + INDEX_BATCH])
+            readmodel.index_items(item_ids[start : start + INDEX_BATCH])
 
     def _golden_cases(self) -> None:
         """The shared golden cases, so QA's list does not start empty."""

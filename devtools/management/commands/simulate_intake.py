@@ -21,9 +21,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from devtools import intake_simulator as intake
+from reviewapp import readmodel
 from reviewapp.answers.inputs import QUESTION_TYPES
 from reviewapp.bookkeeping.replica import ReplicaRefused, require_replica
-from reviewapp.readmodel import sync
 
 ACTIONS = ("ask", "answer", "half-answer", "deny", "expire", "late-reply")
 
@@ -73,7 +73,7 @@ class Command(BaseCommand):
             outcome = self._perform(options["action"], item, options)
         except intake.IntakeError as error:
             raise CommandError(str(error)) from None
-        sync.index_items([item])
+        readmodel.index_items([item])
         self.stdout.write(outcome)
 
     def _perform(self, action: str, item: uuid.UUID, options: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """``manage.py sync_index [--follow] [--interval S] [--reconcile-every S]``: keep the read model in step.
 
 One pass by default (the first one indexes everything, and so does the
-first after a release changed ``sync.RULES_VERSION``: it builds a new table
+first after a release changed ``readmodel.RULES_VERSION``: it builds a new table
 beside the list and swaps it in when done, printing rows/s and the time left
 on a terminal and logging them; see ``reviewapp.readmodel.bulk``). With ``--follow`` it
 loops: a poll every ``--interval`` seconds (2 by default) and a reconcile
@@ -15,7 +15,7 @@ or re-settled), the polls slow down: each quiet poll doubles the wait, up to
 ``SYNC_STALE_AFTER``, so the list never calls the read model stale because
 the sync was resting. The first poll that finds a change goes back to
 ``--interval``. An idle poll reads no rows from accounted
-(``sync._changed_since``), but it still asks; this asks less often.
+(``readmodel.poll``), but it still asks; this asks less often.
 
 When a pass fails (a database restarts, the network drops), the loop keeps
 going and backs off: it waits 1 s, then 2, 4, ... up to 60 s between
@@ -40,7 +40,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from reviewapp.readmodel import sync
+from reviewapp import readmodel
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def idle_ceiling(asked: float) -> float:
     return min(asked, settings.SYNC_STALE_AFTER * STALE_SHARE)
 
 
-def _changed(report: sync.PassReport) -> bool:
+def _changed(report: readmodel.PassReport) -> bool:
     return bool(report.indexed or report.removed or report.resettled)
 
 
@@ -136,9 +136,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         if not options["follow"]:
-            self._report("poll", sync.poll())
+            self._report("poll", readmodel.poll())
             if options["reconcile"]:
-                self._report("reconcile", sync.reconcile())
+                self._report("reconcile", readmodel.reconcile())
             return
         started = time.monotonic()
         deadline = started + options["max_seconds"] if options["max_seconds"] else None
@@ -147,11 +147,11 @@ class Command(BaseCommand):
         pace = Pace(options["interval"], idle_ceiling(options["idle_interval"]))
         while deadline is None or time.monotonic() < deadline:
             try:
-                polled = sync.poll()
+                polled = readmodel.poll()
                 self._report("poll", polled, quiet=True)
                 changed = _changed(polled)
                 if time.monotonic() >= next_reconcile:
-                    reconciled = sync.reconcile()
+                    reconciled = readmodel.reconcile()
                     self._report("reconcile", reconciled, quiet=True)
                     changed = changed or _changed(reconciled)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
@@ -175,7 +175,7 @@ class Command(BaseCommand):
                 wait = max(0.0, min(wait, deadline - time.monotonic()))
             time.sleep(wait)
 
-    def _report(self, what: str, report: sync.PassReport, *, quiet: bool = False) -> None:
+    def _report(self, what: str, report: readmodel.PassReport, *, quiet: bool = False) -> None:
         if not report.ran:
             if not quiet:
                 self.stdout.write(f"{what}: another process is syncing; skipped")

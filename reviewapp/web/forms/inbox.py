@@ -18,6 +18,7 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp import readmodel
 from reviewapp.core import access, states
 from reviewapp.inbox.query import (
     DEFAULT_PAGE_SIZE,
@@ -28,7 +29,6 @@ from reviewapp.inbox.query import (
     SORT_RECEIVED,
     ListQuery,
 )
-from reviewapp.readmodel import sync
 
 SORT_CHOICES: Final = (
     (SORT_RECEIVED, _("Newest first")),
@@ -53,7 +53,7 @@ class PageSizeField(forms.TypedChoiceField):
 
 
 class CompanyChoiceField(forms.TypedChoiceField):
-    """accounted's companies by name (``sync.synced``: as the last sync pass read them).
+    """accounted's companies by name (``readmodel.synced``: as the last sync pass read them).
 
     An archived company still filters (its items stay in the list) and says
     it is archived. The choices are read once a form, and only when the form
@@ -187,7 +187,7 @@ class InboxFilterForm(forms.Form):
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
-        # accounted's companies (``sync.Synced.companies``), when the caller
+        # accounted's companies (``readmodel.Synced.companies``), when the caller
         # has read them already; otherwise read if the form needs them.
         self.all_companies = companies
         # The companies ``user`` may see (None: all). The menu offers only
@@ -235,7 +235,7 @@ class InboxFilterForm(forms.Form):
     @cached_property
     def _companies(self) -> list[tuple[str, str]]:
         seen = self.company_ids
-        companies = self.all_companies if self.all_companies is not None else sync.synced().companies
+        companies = self.all_companies if self.all_companies is not None else readmodel.synced().companies
         return [
             (str(pk), str(_("%(name)s (archived)") % {"name": name}) if archived else name)
             for pk, name, archived in companies

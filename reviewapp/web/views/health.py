@@ -24,9 +24,9 @@ from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBas
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from reviewapp import readmodel
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
-from reviewapp.readmodel import sync
 
 logger = logging.getLogger(__name__)
 
@@ -59,17 +59,17 @@ def _database_answers(alias: str) -> bool:
 def _read_model() -> dict[str, Any] | None:
     """The read model's age (None when the review database cannot say)."""
     try:
-        last_poll_at = sync.synced(with_companies=False).indexed_at
+        last_poll_at = readmodel.synced(with_companies=False).indexed_at
     except DatabaseError:
         logger.exception("health check: the sync state cannot be read")
         return None
-    age = sync.read_model_age(last_poll_at)
+    age = readmodel.read_model_age(last_poll_at)
     return {
         "last_poll_at": states.to_iso(last_poll_at),
         "age_seconds": None if age is None else int(age.total_seconds()),
-        "stale_after_seconds": int(sync.stale_after().total_seconds()),
+        "stale_after_seconds": int(readmodel.stale_after().total_seconds()),
         # Never built counts as stale too: the list may be missing items.
-        "stale": age is None or age > sync.stale_after(),
+        "stale": age is None or age > readmodel.stale_after(),
     }
 
 

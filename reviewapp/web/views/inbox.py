@@ -14,12 +14,12 @@ from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
+from reviewapp import readmodel
 from reviewapp.core import roles, states
 from reviewapp.inbox import reservations
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
 from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, exact_item
-from reviewapp.readmodel import sync
 from reviewapp.web.api_auth import api_view, json_error, json_response
 from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query
 from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
@@ -104,7 +104,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
     params = request.GET or landing_query(request.user)
     # One read for the freshness line and the company menu, before the rows.
-    synced = sync.synced()
+    synced = readmodel.synced()
     form = InboxFilterForm(params, user=request.user, companies=synced.companies)
     query = form.list_query()
     # An exact id pasted into the search (item, document, correlation or
