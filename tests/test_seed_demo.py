@@ -26,13 +26,13 @@ from reviewapp.bookkeeping.models import (
     DocumentAttachment,
     InboxItem,
     ProcessingHistory,
-    Undecodable,
     WhatsappConversation,
     WhatsappMessage,
     WhatsappPhoneLink,
 )
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
+from reviewapp.core.stored_json import Undecodable
 from reviewapp.models import ClarificationEvent, GoldenCase, IndexedItem
 
 NOW = "2026-11-30T09:00:00+00:00"
