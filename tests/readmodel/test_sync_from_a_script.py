@@ -39,9 +39,9 @@ django.setup()
 
 from django.core.management import call_command
 
-from reviewapp import sync_bulk
+from reviewapp.readmodel import bulk
 
-sync_bulk.SWAP_FROM = 0  # the new-table path, shared between processes, at any size
+bulk.SWAP_FROM = 0  # the new-table path, shared between processes, at any size
 call_command("sync_index")
 """
 
