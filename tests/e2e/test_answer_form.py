@@ -114,7 +114,9 @@ def test_a_sharper_photo_uploaded_in_the_browser_becomes_a_new_item(
     item.refresh_from_db()
     assert item.channel_context["quality"]["superseded"] is True
     assert item.channel_context["pending_question"]["status"] == "answered"
-    assert (new.status, new.extracted_data) == ("processing", None)
+    # Written as accounted writes an upload it does not extract, and the bookkeeper is told so.
+    assert (new.status, new.extraction_skipped) == ("received", True)
+    expect(page.locator(".messages")).to_contain_text("Tolka om")
 
 
 def test_a_file_the_company_already_has_settles_the_question_with_the_item_holding_it_in_one_click(
