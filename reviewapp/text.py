@@ -58,6 +58,11 @@ def problem(value: str, *, multiline: bool = False) -> str | None:
         if bad.group() == "\x00":
             return _("Remove the NUL character (U+0000): it cannot be stored.")
         return _("Remove the invisible control character %(code)s.") % {"code": _code(bad.group())}
+    return direction_problem(value)
+
+
+def direction_problem(value: str) -> str | None:
+    """The message naming the first text direction control in ``value``, or None when it has none."""
     bidi = BIDI_CONTROLS.search(value)
     if bidi:
         return _(

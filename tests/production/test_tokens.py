@@ -188,3 +188,13 @@ def test_revoking_and_creating_need_the_csrf_token(bookkeeper):
     assert client.post(reverse("api_token_revoke", args=[token.pk])).status_code == 403
     assert client.post(reverse("api_tokens"), {"days": "30"}).status_code == 403
     assert ApiToken.objects.filter(user=bookkeeper).count() == 1
+
+
+@pytest.mark.parametrize(
+    "name", ["", "   ", "\u200b", "laptop\u200f", "\u202ekcor", "ci\u2066runner\u2069", "tab\there"]
+)
+def test_a_token_name_that_is_empty_invisible_or_holds_a_direction_control_is_refused(bookkeeper_client, name):
+    response = bookkeeper_client.post(reverse("api_tokens"), {"name": name, "days": "30"})
+    assert response.status_code == 200
+    assert not TOKEN.search(response.content.decode())
+    assert not ApiToken.objects.exists()
