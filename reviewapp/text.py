@@ -16,6 +16,11 @@ Three kinds of character are treated specially:
   value made only of them and white space is blank::
 
       is_blank("\\u200b \\u2060")  # True: nothing anybody can see
+
+A text's length is counted as accounted counts it (``length``): in UTF-16
+code units, JavaScript's ``String.prototype.length``, so an emoji is two and
+a flag or a skin-toned emoji four. The answer form's counter counts the same
+way (``static/js/answer.js``, ``charCount``); docs/screens.md says why.
 """
 
 from __future__ import annotations
@@ -44,6 +49,11 @@ def _code(character: str) -> str:
 def is_invisible(character: str) -> bool:
     """White space, a format character (Cf) or a filler letter: nothing that shows."""
     return character.isspace() or unicodedata.category(character) == "Cf" or character in _INVISIBLE_LETTERS
+
+
+def length(value: str) -> int:
+    """``value.length`` in JavaScript (UTF-16 code units): ``length("👍🏽")`` is 4, ``length("é")`` 1 or 2 as typed."""
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def is_blank(value: str) -> bool:
@@ -84,15 +94,16 @@ def clean(value: str, *, max_length: int, multiline: bool = False) -> str:
         raise ValueError(message)
     if is_blank(value):
         return ""
-    if len(value) > max_length:
-        over = len(value) - max_length
+    count = length(value)
+    if count > max_length:
+        over = count - max_length
         raise ValueError(
             ngettext(
                 "%(over)d character over the limit: use at most %(max)d (this has %(count)d).",
                 "%(over)d characters over the limit: use at most %(max)d (this has %(count)d).",
                 over,
             )
-            % {"over": over, "max": max_length, "count": len(value)}
+            % {"over": over, "max": max_length, "count": count}
         )
     return value
 

@@ -17,6 +17,7 @@ from django.utils.formats import localize
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
+from reviewapp import text
 from reviewapp.answers.evidence import EMAIL, MESSAGE, PHONE
 from reviewapp.answers.inputs import (
     CONTEXT,
@@ -137,13 +138,13 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
     for name, field in form.fields.items():
         value = form.initial.get(name)
         limit = field.widget.attrs.get(MAX_CHARS_ATTR, field.widget.attrs.get("maxlength"))
-        if not isinstance(value, str) or not isinstance(limit, int) or len(value) <= limit:
+        if not isinstance(value, str) or not isinstance(limit, int) or text.length(value) <= limit:
             continue
         form.initial[name] = ""
         note = _(
             "The stored value has %(total)s characters, more than the %(limit)s this field takes, so it is "
             "not filled in: enter it anew. It begins: “%(start)s”"
-        ) % {"total": localize(len(value)), "limit": localize(limit), "start": noted_cut(value, OVERLONG_QUOTE_CHARS)}
+        ) % {"total": localize(text.length(value)), "limit": localize(limit), "start": noted_cut(value, OVERLONG_QUOTE_CHARS)}
         link = (
             format_html(' <a href="{}" class="cut-download" download>{}</a>', raw_download, _("Show all: download"))
             if raw_download
@@ -152,7 +153,7 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
         field.help_text = format_html(
             '{}<span class="overlong-value" data-stored-chars="{}"> {}</span>{}',
             field.help_text,
-            len(value),
+            text.length(value),
             note,
             link,
         )
