@@ -113,6 +113,26 @@ def without_controls(value: str) -> str:
     return BIDI_CONTROLS.sub("", LINE_CONTROLS.sub("", value))
 
 
+# Format characters a search keeps: the joiners inside emoji sequences and
+# Persian or Indic words (U+200C, U+200D) and the tag characters of
+# subdivision flags. Every other one is invisible and never what was meant.
+_SEARCH_KEEPS_FORMAT: Final = re.compile("[\u200c\u200d\U000e0020-\U000e007f]")
+
+
+def for_search(value: str) -> str:
+    """``value`` as the list searches for it: invisible format characters (Cf: U+200F, U+200B, U+FEFF …) removed,
+    the joiners of emoji sequences kept, white space runs made one space; emoji stay text.
+
+    ``for_search("Taxi\\u200f 🚕")`` is ``"Taxi 🚕"``.
+    """
+    kept = "".join(
+        char
+        for char in value
+        if unicodedata.category(char) != "Cf" or _SEARCH_KEEPS_FORMAT.match(char)
+    )
+    return " ".join(kept.split())
+
+
 def utf8(value: str) -> bytes:
     """``value`` as UTF-8, lone surrogates included (for hashing what was stored, byte for byte)."""
     return value.encode("utf-8", "surrogatepass")

@@ -17,7 +17,7 @@ from typing import Any, Final
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from reviewapp import access, states, sync
+from reviewapp import access, states, sync, text
 
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)
@@ -277,7 +277,8 @@ class InboxFilterForm(forms.Form):
         return list(dict.fromkeys(self.cleaned_data.get("state") or []))
 
     def clean_q(self) -> str:
-        return " ".join((self.cleaned_data.get("q") or "").split())
+        # Searched for without invisible format characters (a pasted U+200F), emoji kept (reviewapp.text).
+        return text.for_search(self.cleaned_data.get("q") or "")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

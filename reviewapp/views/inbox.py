@@ -16,12 +16,12 @@ from django.views.decorators.http import require_safe
 
 from reviewapp import reservations, roles, states, sync
 from reviewapp.api_auth import api_view, json_error, json_response
-from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, InboxFilterForm
+from reviewapp.forms.inbox import MAX_PAGE, MAX_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
 from reviewapp.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.inbox.counts import FACET_RULE, Counts
-from reviewapp.inbox.landing import all_items_url, landing_query
+from reviewapp.inbox.landing import all_items_url, landing_query, queue_query
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
-from reviewapp.inbox.query import ListQuery, exact_item
+from reviewapp.inbox.query import ListQuery, exact_item, matches_elsewhere
 
 
 def _query_string(query: QueryDict, **changes: object) -> str:
@@ -128,7 +128,12 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
         # Where to start: the first item nobody else is answering.
         next_free = reservations.first_free(page, user)
+    # A queue search that found nothing says what it matches in the other states, and offers it.
+    elsewhere = matches_elsewhere(page.query) if not page.count else None
     context = {
+        "elsewhere": elsewhere,
+        "elsewhere_url": reverse("item_detail", args=[elsewhere.only_item]) if elsewhere and elsewhere.only_item else None,
+        "search_all_url": page_url + _query_string(params, state=None, page=None, sort=SORT_RECEIVED),
         "form": form,
         "page": page,
         "rows": display_rows(
@@ -149,7 +154,8 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER)
         else None,
         "list_query": list_query,
-        "clear_url": all_items_url(),
+        # "Clear filters" keeps the list it clears: the queue stays the queue.
+        "clear_url": reverse("inbox") + "?" + queue_query().urlencode() if page.query.is_queue else all_items_url(),
         "first_url": page_url + unpaged,
         "previous_url": page_url + on_page(page.number - 1),
         "next_url": page_url + on_page(page.number + 1),
