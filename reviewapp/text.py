@@ -125,11 +125,7 @@ def for_search(value: str) -> str:
 
     ``for_search("Taxi\\u200f 🚕")`` is ``"Taxi 🚕"``.
     """
-    kept = "".join(
-        char
-        for char in value
-        if unicodedata.category(char) != "Cf" or _SEARCH_KEEPS_FORMAT.match(char)
-    )
+    kept = "".join(char for char in value if unicodedata.category(char) != "Cf" or _SEARCH_KEEPS_FORMAT.match(char))
     return " ".join(kept.split())
 
 

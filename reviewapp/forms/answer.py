@@ -144,7 +144,11 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
         note = _(
             "The stored value has %(total)s characters, more than the %(limit)s this field takes, so it is "
             "not filled in: enter it anew. It begins: “%(start)s”"
-        ) % {"total": localize(text.length(value)), "limit": localize(limit), "start": noted_cut(value, OVERLONG_QUOTE_CHARS)}
+        ) % {
+            "total": localize(text.length(value)),
+            "limit": localize(limit),
+            "start": noted_cut(value, OVERLONG_QUOTE_CHARS),
+        }
         link = (
             format_html(' <a href="{}" class="cut-download" download>{}</a>', raw_download, _("Show all: download"))
             if raw_download

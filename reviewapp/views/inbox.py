@@ -132,7 +132,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     elsewhere = matches_elsewhere(page.query) if not page.count else None
     context = {
         "elsewhere": elsewhere,
-        "elsewhere_url": reverse("item_detail", args=[elsewhere.only_item]) if elsewhere and elsewhere.only_item else None,
+        "elsewhere_url": (
+            reverse("item_detail", args=[elsewhere.only_item]) if elsewhere and elsewhere.only_item else None
+        ),
         "search_all_url": page_url + _query_string(params, state=None, page=None, sort=SORT_RECEIVED),
         "form": form,
         "page": page,

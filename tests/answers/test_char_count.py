@@ -45,7 +45,11 @@ def test_the_server_counts_as_javascript_does(value, units):
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the counter's own code")
 def test_the_counter_counts_what_the_server_counts():
-    script = f"const {{charCount}} = require({json.dumps(str(COUNT_JS))}); const input = JSON.parse(require('fs').readFileSync(0, 'utf8')); process.stdout.write(JSON.stringify(input.map(charCount)));"
+    script = (
+        f"const {{charCount}} = require({json.dumps(str(COUNT_JS))});"
+        "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(input.map(charCount)));"
+    )
     done = subprocess.run(
         ["node", "-e", script],
         input=json.dumps([value for value, _ in CASES]),

@@ -242,7 +242,8 @@ def test_a_long_text_is_cut_between_words_around_the_match():
     (match,) = row_matches(uuid.uuid4(), [["note", text]], "scandic")
     shown = re.sub(r"</?mark>", "", match.html)
     assert "<mark>Scandic</mark>" in match.html
-    assert shown.startswith("…") and shown.endswith("…")
+    assert shown.startswith("…")
+    assert shown.endswith("…")
     # Every word shown whole: the window's ends are the text's own words, not pieces of them.
     for piece in shown.strip("…").split():
         assert piece in {*words, "i", "Malmö", "Scandic"}, piece
