@@ -16,6 +16,11 @@ Three kinds of character are treated specially:
   value made only of them and white space is blank::
 
       is_blank("\\u200b \\u2060")  # True: nothing anybody can see
+
+A text's length is counted as accounted counts it (``length``): in UTF-16
+code units, JavaScript's ``String.prototype.length``, so an emoji is two and
+a flag or a skin-toned emoji four. The answer form's counter counts the same
+way (``static/js/answer.js``, ``charCount``); docs/screens.md says why.
 """
 
 from __future__ import annotations
@@ -46,6 +51,11 @@ def is_invisible(character: str) -> bool:
     return character.isspace() or unicodedata.category(character) == "Cf" or character in _INVISIBLE_LETTERS
 
 
+def length(value: str) -> int:
+    """``value.length`` in JavaScript (UTF-16 code units): ``length("👍🏽")`` is 4, ``length("é")`` 1 or 2 as typed."""
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
+
+
 def is_blank(value: str) -> bool:
     """Nothing anybody can see: empty, white space, zero-width or format characters only."""
     return all(is_invisible(character) for character in value)
@@ -58,6 +68,11 @@ def problem(value: str, *, multiline: bool = False) -> str | None:
         if bad.group() == "\x00":
             return _("Remove the NUL character (U+0000): it cannot be stored.")
         return _("Remove the invisible control character %(code)s.") % {"code": _code(bad.group())}
+    return direction_problem(value)
+
+
+def direction_problem(value: str) -> str | None:
+    """The message naming the first text direction control in ``value``, or None when it has none."""
     bidi = BIDI_CONTROLS.search(value)
     if bidi:
         return _(
@@ -79,15 +94,16 @@ def clean(value: str, *, max_length: int, multiline: bool = False) -> str:
         raise ValueError(message)
     if is_blank(value):
         return ""
-    if len(value) > max_length:
-        over = len(value) - max_length
+    count = length(value)
+    if count > max_length:
+        over = count - max_length
         raise ValueError(
             ngettext(
                 "%(over)d character over the limit: use at most %(max)d (this has %(count)d).",
                 "%(over)d characters over the limit: use at most %(max)d (this has %(count)d).",
                 over,
             )
-            % {"over": over, "max": max_length, "count": len(value)}
+            % {"over": over, "max": max_length, "count": count}
         )
     return value
 
@@ -95,6 +111,22 @@ def clean(value: str, *, max_length: int, multiline: bool = False) -> str:
 def without_controls(value: str) -> str:
     """``value`` with every control, bidi control and lone surrogate removed: for names kept on record only."""
     return BIDI_CONTROLS.sub("", LINE_CONTROLS.sub("", value))
+
+
+# Format characters a search keeps: the joiners inside emoji sequences and
+# Persian or Indic words (U+200C, U+200D) and the tag characters of
+# subdivision flags. Every other one is invisible and never what was meant.
+_SEARCH_KEEPS_FORMAT: Final = re.compile("[\u200c\u200d\U000e0020-\U000e007f]")
+
+
+def for_search(value: str) -> str:
+    """``value`` as the list searches for it: invisible format characters (Cf: U+200F, U+200B, U+FEFF …) removed,
+    the joiners of emoji sequences kept, white space runs made one space; emoji stay text.
+
+    ``for_search("Taxi\\u200f 🚕")`` is ``"Taxi 🚕"``.
+    """
+    kept = "".join(char for char in value if unicodedata.category(char) != "Cf" or _SEARCH_KEEPS_FORMAT.match(char))
+    return " ".join(kept.split())
 
 
 def utf8(value: str) -> bytes:

@@ -12,6 +12,11 @@ finds the item straight away:
   (inbound messages: the photo and the replies, which is what a customer
   can quote) and gives that message's ``inbox_item_id``.
 
+The short id the list shows (the first 8 hex digits of the item id, or
+more, dashes allowed) opens the item too, when it names one item and no
+other item's words match it (``item_for_short_id``); the list searches for
+it otherwise.
+
 An id that names more than one item (two items sharing a document) or none
 answers None, and the list simply searches for the text.
 
@@ -23,6 +28,7 @@ make an id ambiguous either, so the answer is the same as if it did not exist.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Collection, Iterable
 from typing import Final
@@ -33,6 +39,10 @@ from reviewapp.bookkeeping.models import InboxItem, WhatsappMessage
 from reviewapp.models import IndexedItem
 
 WAMID_PREFIX: Final = "wamid."
+
+# The start of an item id as the list shows it (8 hex digits) or longer, dashes allowed.
+SHORT_ID: Final = re.compile(r"[0-9a-f-]{8,36}")
+MIN_SHORT_ID_DIGITS: Final = 8
 
 # A wamid is base64 of a few dozen bytes; nothing longer is one.
 MAX_WAMID_LENGTH: Final = 200
@@ -64,6 +74,20 @@ def item_for_uuid(value: uuid.UUID, *, company_ids: Collection[uuid.UUID] | None
         Q(pk=value) | Q(document_id=value) | Q(correlation_id=value) | Q(whatsapp_message_id=value)
     )
     return _only(matches.values_list("pk", flat=True)[:2])
+
+
+def item_for_short_id(text: str, *, company_ids: Collection[uuid.UUID] | None = None) -> uuid.UUID | None:
+    """The one indexed item (of ``company_ids``) whose id starts with ``text`` (``"3f2504e0"``), or None.
+
+    None as well when another item's words hold ``text`` (an invoice number
+    "20240815" is also 8 hex digits): the list then shows them all.
+    """
+    value = text.strip().lower()
+    digits = value.replace("-", "")
+    if not SHORT_ID.fullmatch(value) or not MIN_SHORT_ID_DIGITS <= len(digits) < 32:
+        return None
+    found = _only(IndexedItem.objects.for_companies(company_ids).search(value).values_list("pk", flat=True)[:2])
+    return found if found is not None and found.hex.startswith(digits) else None
 
 
 def item_for_exact_id(text: str, *, company_ids: Collection[uuid.UUID] | None = None) -> uuid.UUID | None:

@@ -6,11 +6,19 @@ word was found. The read model keeps the same texts field by field
 (``IndexedItem.search_fields``), and this module looks the words up again
 there, for the rows of one page only: the list's speed does not depend on
 it. A word is looked up as the search does, lower-cased and anywhere
-inside a text, so every row the search found names at least one field.
+inside a text, and marked as the whole word it was found in: "scand"
+marks "Scandic". A word shorter than ``MIN_INSIDE_CHARS`` is marked only
+where it stands alone, so the "i" of "Hotell i Malmö" is marked and the
+"i" inside "Scandic" is not (a row the search found only through such a
+letter inside a word names no field for it).
+
+A long text is shown as a window of about ``SNIPPET_CHARS`` around its
+first mark, cut where a word ends, never inside one.
 """
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +51,10 @@ SNIPPET_CHARS: Final = 120
 LEAD_CHARS: Final = 30
 #: The most fields named for one row.
 MAX_FIELDS: Final = 4
+#: A shorter search word is marked only as a whole word, not inside another.
+MIN_INSIDE_CHARS: Final = 3
+
+_WORD_CHAR: Final = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +81,30 @@ def _lowered(text: str) -> tuple[str, list[int]]:
     return "".join(lowered), origin
 
 
+def _is_word_char(text: str, position: int) -> bool:
+    return 0 <= position < len(text) and bool(_WORD_CHAR.match(text[position]))
+
+
+def _word_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """``text[start:end]`` widened to the whole word (or words) it lies in."""
+    while _is_word_char(text, start - 1):
+        start -= 1
+    while _is_word_char(text, end):
+        end += 1
+    return start, end
+
+
 def _spans(text: str, words: Sequence[str]) -> list[tuple[int, int]]:
-    """Where each word occurs in ``text`` (case as the search ignores it), merged where they touch."""
+    """The whole words of ``text`` that hold a search word (case as the search ignores it), merged where they touch."""
     lowered, origin = _lowered(text)
     found: list[tuple[int, int]] = []
     for word in words:
         start = lowered.find(word)
         while start != -1:
             end = start + len(word)
-            found.append((origin[start], origin[end - 1] + 1))
+            whole_start, whole_end = _word_around(lowered, start, end)
+            if len(word) >= MIN_INSIDE_CHARS or (whole_start, whole_end) == (start, end):
+                found.append((origin[whole_start], origin[whole_end - 1] + 1))
             start = lowered.find(word, end)
     merged: list[tuple[int, int]] = []
     for start, end in sorted(found):
@@ -99,6 +126,17 @@ def marked(text: str, spans: Iterable[tuple[int, int]]) -> SafeString:
         first = spans[0][0] if spans else 0
         window_start = max(0, min(first - LEAD_CHARS, len(text) - SNIPPET_CHARS))
         window_end = window_start + SNIPPET_CHARS
+        # Cut between words: the start moves on past a cut word (never past
+        # the first mark), the end back before one (never into the first mark).
+        if _is_word_char(text, window_start - 1):
+            window_start = min(_word_around(text, window_start, window_start)[1], first)
+        if _is_word_char(text, window_end) and _is_word_char(text, window_end - 1):
+            cut = _word_around(text, window_end, window_end)[0]
+            window_end = cut if cut > max(first, window_start) else window_end
+        while window_start < window_end and text[window_start].isspace():
+            window_start += 1
+        while window_end > window_start and text[window_end - 1].isspace():
+            window_end -= 1
     parts = ["…" if window_start else ""]
     at = window_start
     for start, end in spans:

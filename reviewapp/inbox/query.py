@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from django.db.models import Q
@@ -67,7 +67,9 @@ def exact_item(query: ListQuery) -> uuid.UUID | None:
     An item of a company outside ``query.company_ids`` is None, as an id that
     names nothing: the search then runs as usual and finds nothing either.
     """
-    found = lookup.item_for_exact_id(query.text) if query.text else None
+    if not query.text:
+        return None
+    found = lookup.item_for_exact_id(query.text) or lookup.item_for_short_id(query.text, company_ids=query.company_ids)
     if found is None or query.company_ids is None:
         return found
     company_id = IndexedItem.objects.filter(pk=found).values_list("company_id", flat=True).first()
@@ -75,6 +77,35 @@ def exact_item(query: ListQuery) -> uuid.UUID | None:
         # A wamid names accounted's row, which sync_index may not have reached yet.
         company_id = InboxItem.objects.filter(pk=found).values_list("company_id", flat=True).first()
     return found if company_id in query.company_ids else None
+
+
+#: How many matches outside the queue are counted before "more" is said.
+ELSEWHERE_CAP: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """What a queue search that found nothing matches in the other states."""
+
+    count: int  # at most ELSEWHERE_CAP; ``more`` says there are more
+    more: bool
+    only_item: uuid.UUID | None  # the one item, when exactly one matches
+
+
+def matches_elsewhere(query: ListQuery) -> Elsewhere | None:
+    """For a queue search that found nothing: the items of every state it matches (None: none, or not a queue search).
+
+    A search never hides what exists: "the queue is empty" while the item
+    asked about sits answered one click away sent people away empty-handed.
+    """
+    if not (query.is_queue and query.text):
+        return None
+    ids = list(filtered_items(replace(query, states=())).values_list("pk", flat=True)[: ELSEWHERE_CAP + 1])
+    if not ids:
+        return None
+    return Elsewhere(
+        count=min(len(ids), ELSEWHERE_CAP), more=len(ids) > ELSEWHERE_CAP, only_item=ids[0] if len(ids) == 1 else None
+    )
 
 
 def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:

@@ -30,7 +30,7 @@ from reviewapp.core.rendering_caps import (
 )
 from reviewapp.core.stored_json import Undecodable
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
-from reviewapp.items.history import corrections, item_history
+from reviewapp.items.history import chat_ask, corrections, item_history
 from reviewapp.items.item_view import (
     EventView,
     HeaderView,
@@ -107,17 +107,12 @@ def _open_question(
         return None
     asked_at = states.parse_iso(_dict(_dict(ctx).get("pending_question")).get("asked_at"))
     chat_keeps_until = asked_at + states.CHAT_WINDOW if asked_at is not None else None
-    gave_up_at = None
-    if question.status == "moved_to_app":
-        gave_up_at = chat_keeps_until
-        # accounted's expiry cron records when it moved the question: that wins over arithmetic.
-        for event in events:
-            if (
-                event.event_type == ClarificationEvent.EXPIRED
-                and event.question_type in ("", question.type)
-                and (asked_at is None or event.occurred_at >= asked_at)
-            ):
-                gave_up_at = event.occurred_at
+    # Whether the customer was ever asked, and when the app took over, from accounted's own events.
+    ask = chat_ask(ctx, events) if question.status == "moved_to_app" else None
+    asked_in_chat = ask is None or ask.asked_in_chat
+    gave_up_at = ask.moved_at if ask is not None else None
+    if ask is not None and ask.asked_at is not None:
+        asked_at = ask.asked_at
     prompt_line = next((line for line in lines if line.startswith(clarifications.phrases.OPEN_QUESTION_MARKER)), None)
     # The type and channel are stored strings (an unknown one is shown as stored).
     cuts = Cuts()
@@ -127,9 +122,10 @@ def _open_question(
         what=question_what(question.type),
         prompt_line=cuts.text("prompt_line", prompt_line, max_chars=SHORT_TEXT_MAX_CHARS),
         channel_label=cuts.required("channel", channel_label(summary.channel), max_chars=SHORT_TEXT_MAX_CHARS),
-        asked_at=asked_at,
+        asked_at=asked_at if asked_in_chat else None,
         chat_keeps_until=chat_keeps_until if question.status == "open" else None,
         gave_up_at=gave_up_at,
+        asked_in_chat=asked_in_chat,
         cut=cuts.original,
     )
 

@@ -52,7 +52,15 @@ SAME_ANSWER_WINDOW: Final = dt.timedelta(seconds=5)
 ACCOUNTED: Final = "accounted"
 APP: Final = "app"
 CHAT: Final = "chat"
+RECORD: Final = "record"
 
+# The history's entry for a question accounted wrote straight as moved_to_app (over
+# the chat's question budget): no event of accounted's records it, so the entry is
+# made from channel_context.pending_question (``budget_move``).
+MOVED_UNASKED: Final = "QuestionMovedUnasked"
+#: How much earlier than pending_question.asked_at accounted's ChannelQuestionAsked may
+#: be stamped and still be that question's (both are written in one pass of the intake).
+ASK_CLOCK_SLACK: Final = dt.timedelta(minutes=1)
 MESSAGE_RECEIVED: Final = "MessageReceived"
 MESSAGE_SENT: Final = "MessageSent"
 
@@ -108,6 +116,82 @@ def accounted_event(row: ProcessingHistory, *, written_by: str | None = None) ->
         source=ACCOUNTED,
         about_document=row.aggregate_type == "Document",
         event_id=str(row.pk),
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ChatAsk:
+    """Whether the chat ever asked the item's question, from accounted's own events.
+
+    accounted's intake logs ``ChannelQuestionAsked`` when it asks in the chat
+    and ``ChannelQuestionExpired`` when its sweep moves an unanswered question
+    to the app 48 h later (the contract's steps 2 and 8). Over the question
+    budget it writes the question straight as ``moved_to_app`` with neither
+    event: then the customer was never asked. An expiry alone still means it
+    was asked (the sweep moves only open questions).
+    """
+
+    question_type: str
+    status: str
+    asked_in_chat: bool
+    asked_at: dt.datetime | None  # when the chat asked it (its event; else pending_question.asked_at)
+    moved_at: dt.datetime | None  # when it moved to the app (None: not moved, or not known)
+
+
+def chat_ask(channel_context: object, events: Iterable[EventView]) -> ChatAsk | None:
+    """What the chat did with the item's ``pending_question`` (None when it has none)."""
+    pending = _dict(_dict(channel_context).get("pending_question"))
+    question_type, status = _text(pending.get("type")), _text(pending.get("status"))
+    if not question_type or not status:
+        return None
+    written_at = states.parse_iso(pending.get("asked_at"))
+
+    def about_it(event: EventView, event_type: str) -> bool:
+        return (
+            event.source == ACCOUNTED
+            and event.event_type == event_type
+            and event.question_type in ("", question_type)
+            and (written_at is None or event.occurred_at >= written_at - ASK_CLOCK_SLACK)
+        )
+
+    asks = [event.occurred_at for event in events if about_it(event, ClarificationEvent.ASKED)]
+    expiries = [event.occurred_at for event in events if about_it(event, ClarificationEvent.EXPIRED)]
+    asked = bool(asks or expiries) or status == "open"
+    asked_at = min(asks) if asks else written_at
+    moved_at: dt.datetime | None = None
+    if expiries:
+        moved_at = max(expiries)
+    elif not asked:
+        moved_at = written_at  # written straight as moved_to_app: moved when it was written
+    elif status == "moved_to_app" and asked_at is not None:
+        moved_at = asked_at + states.CHAT_WINDOW
+    return ChatAsk(question_type, status, asked, asked_at if asked else None, moved_at)
+
+
+def budget_move(ask: ChatAsk | None, app_answered: bool) -> EventView | None:
+    """The history's entry for a question moved to the app without being asked in the chat, or None.
+
+    Shown while it waits in the app, and after the app answered it; an
+    answered question the app never touched was answered in the chat, so it
+    was asked (accounted's log says so, or it predates the log).
+    """
+    if ask is None or ask.asked_in_chat or ask.moved_at is None:
+        return None
+    if ask.status != "moved_to_app" and not (ask.status == "answered" and app_answered):
+        return None
+    return EventView(
+        event_type=MOVED_UNASKED,
+        label=_("Moved to the app, never asked in the chat"),
+        question_type=ask.question_type,
+        question_label=_question_label(ask.question_type),
+        occurred_at=ask.moved_at,
+        actor="",
+        actor_type="",
+        channel="",
+        channel_label="",
+        change=None,
+        source=RECORD,
+        detail=_("over the day's question budget"),
     )
 
 
@@ -279,8 +363,13 @@ def item_history(
     )
     events = [event for event in logged if event.item_id == item.pk]
     writers = {row_id: reviewer_name(event) for event in logged for row_id in _written_ids(event)}
+    theirs = [accounted_event(row, written_by=writers.get(str(row.pk))) for row in reversed(rows)]
+    unasked = budget_move(
+        chat_ask(item.channel_context, theirs),
+        app_answered=any(event.event_type == ClarificationEvent.ANSWERED for event in events),
+    )
     timeline = merge(
-        [accounted_event(row, written_by=writers.get(str(row.pk))) for row in reversed(rows)],
+        [*theirs, *([unasked] if unasked else [])],
         [app_event(event) for event in reversed(events)],
         chat=[chat_event(message) for message in messages],
         limit=limit,

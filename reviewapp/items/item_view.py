@@ -25,7 +25,10 @@ class ItemQuestion:
     """The one unanswered question and who owns it now.
 
     ``open``: the chat still waits until ``chat_keeps_until``.
-    ``moved_to_app``: the chat gave up at ``gave_up_at`` and the app owns it.
+    ``moved_to_app``: the app owns it since ``gave_up_at``: after the chat
+    asked it at ``asked_at`` and had no reply within 48 h, or, when
+    ``asked_in_chat`` is False, straight away without asking (over the chat's
+    question budget; ``asked_at`` is then None).
     Times are None when the record has no usable ``asked_at``.
     """
 
@@ -37,6 +40,7 @@ class ItemQuestion:
     asked_at: dt.datetime | None
     chat_keeps_until: dt.datetime | None
     gave_up_at: dt.datetime | None
+    asked_in_chat: bool = True
     cut: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -55,6 +59,7 @@ class ItemQuestion:
                 "asked_at": to_iso(self.asked_at),
                 "chat_keeps_until": to_iso(self.chat_keeps_until),
                 "gave_up_at": to_iso(self.gave_up_at),
+                "asked_in_chat": self.asked_in_chat,
             },
             self.cut,
         )
@@ -231,9 +236,11 @@ class AnswerChange:
 class EventView:
     """One entry of the item's history: accounted's ``processing_history``, the app's own log or the chat.
 
-    ``source`` is ``accounted``, ``app`` or ``chat`` (a message of the
-    conversation); an app answer that accounted's log records too is shown
-    once, as the app's (it has the before/after), with ``also_in_accounted``.
+    ``source`` is ``accounted``, ``app``, ``chat`` (a message of the
+    conversation) or ``record`` (read from the item's channel_context where
+    no event records it: a question moved to the app without being asked);
+    an app answer that accounted's log records too is shown once, as the
+    app's (it has the before/after), with ``also_in_accounted``.
     ``about_document``: accounted's event is about the item's document
     (aggregate ``Document``), not the item itself.
     """
@@ -270,6 +277,9 @@ class EventView:
         """Which log the entry comes from, in words."""
         if self.source == "app":
             return _("this app's log and accounted's") if self.also_in_accounted else _("this app's log")
+        if self.source == "record":
+            # Made from the item's channel_context: no event of accounted's records it.
+            return _("accounted's channel_context")
         return _("the WhatsApp chat") if self.source == "chat" else _("accounted's log")
 
     def to_json(self) -> dict[str, Any]:

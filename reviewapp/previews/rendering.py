@@ -10,6 +10,7 @@ from typing import Any
 from clarifications import render_case
 from clarifications.cli import dump_line, parse_line
 from reviewapp.bookkeeping.models import InboxItem
+from reviewapp.core import text
 from reviewapp.previews.parsing import JsonDict
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -97,12 +98,34 @@ class Rendering:
 
     @property
     def problems(self) -> list[str]:
-        return list(self.output.get("problems") or [])
+        """The renderer's own problems, then every text direction control in the input (the renderer keeps them)."""
+        return list(self.output.get("problems") or []) + direction_problems(self.input)
 
     @property
     def printed(self) -> str:
         """The line ``python -m clarifications`` prints (lone surrogates escaped)."""
         return dump_line(self.output).decode("utf-8")
+
+
+def direction_problems(value: Any, path: str = "") -> list[str]:
+    """Each text in ``value`` holding a text direction control, named by its path, with the answer form's message.
+
+    The renderer passes such a control on untouched, so the prompt line (and
+    this page) shows the text in another order than it is stored: QA must be
+    told, as a bookkeeper typing it into an answer is.
+    """
+    if isinstance(value, str):
+        message = text.direction_problem(value)
+        return [] if message is None else [f"{path or '$'}: {message}"]
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += direction_problems(key, f"{path}.{key}" if path else str(key))
+            found += direction_problems(child, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += direction_problems(child, f"{path}[{index}]")
+    return found
 
 
 def render_input(value: JsonDict) -> Rendering:

@@ -113,8 +113,8 @@
       counter.className = "char-count";
       field.insertAdjacentElement("afterend", counter);
     }
-    // As the server counts: line breaks as one character, surrounding white space trimmed.
-    var length = field.value.replace(/\r\n?/g, "\n").trim().length;
+    // As the server counts (count.js): UTF-16 code units, line breaks as one, surrounding white space trimmed.
+    var length = window.reviewApp.charCount(field.value);
     var over = length - max;
     counter.classList.toggle("is-over", over > 0);
     if (over > 0) {

@@ -2,8 +2,8 @@
 // Filtering, the debounced search and the partial swap are declared on the
 // form with htmx attributes (see templates/inbox/list.html), and the server
 // pushes the list's short URL (HX-Push-Url); this file only adds what markup
-// cannot: j/k to move the selection, Enter to open it, / to search, ? for the
-// list of keys.
+// cannot: j/k to move the selection, Enter to open it, / to search (Esc
+// leaves the search box), ? for the list of keys.
 (function () {
   "use strict";
 
@@ -60,6 +60,16 @@
     var dialog = helpDialog();
     if (dialog && !dialog.open && typeof dialog.showModal === "function") dialog.showModal();
   }
+
+  // Esc in the search box leaves the box, as in the answer form: the search
+  // stays as typed (a type="search" box would otherwise empty itself and
+  // search for nothing), and j/k work again at once.
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if (event.key !== "Escape" || !target || target.id !== "id_q") return;
+    event.preventDefault();
+    target.blur();
+  });
 
   document.addEventListener("keydown", function (event) {
     if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;

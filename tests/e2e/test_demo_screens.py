@@ -22,8 +22,8 @@ from django.urls import reverse
 from playwright.sync_api import Page, ViewportSize, expect
 
 from reviewapp.core import roles, states
+from reviewapp.inbox.query import DEFAULT_PAGE_SIZE
 from reviewapp.models import IndexedItem
-from reviewapp.web.forms.inbox import DEFAULT_PAGE_SIZE
 from tests.e2e.conftest import ARTIFACTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

@@ -29,10 +29,15 @@ def test_search_and_facet_survive_reload_and_back(
     other = data.item(company, "Clas Ohlson", None, received_hours_ago=1)
     everything = [str(other.pk), str(denied.pk), str(answered.pk), str(taxi.pk)]  # newest received first
 
-    # A bookkeeper lands on the queue; "Clear filters" shows every item, newest received first.
+    # A bookkeeper lands on the queue; "Clear filters" clears the filters and stays in the queue (issue 37).
     log_in(page, "bea")
     eventually(lambda: shown_item_ids(page), [str(taxi.pk)], what="rows of the queue")
     page.get_by_role("link", name="Rensa filter").click()
+    expect(page.locator("#facet-needs_answer")).to_be_checked()
+    eventually(lambda: shown_item_ids(page), [str(taxi.pk)], what="rows of the queue, cleared")
+    # Every item, newest received first: untick the queue's state and sort by when received.
+    page.locator("#facet-needs_answer").uncheck()
+    page.locator("#id_sort").select_option("received")
     expect(page.locator("#facet-needs_answer")).not_to_be_checked()
     eventually(lambda: shown_item_ids(page), everything, what="rows of the unfiltered list")
 

@@ -144,3 +144,27 @@ def test_the_end_of_a_filtered_queue_says_so_and_stays_in_the_filter(
     assert data.pending_status(outside) == "moved_to_app"
     assert not ClarificationEvent.objects.filter(item_id=outside.pk).exists()
     assert data.pending_status(first) == data.pending_status(last) == "answered"
+
+
+@pytest.mark.e2e
+def test_esc_in_the_search_box_leaves_it_and_keeps_the_search(
+    page: Page, make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
+    make_user(roles.BOOKKEEPER, username="bea")
+    company = factories.make_company(name="Tegelbruket AB")
+    taxi = data.waiting_item(company, "Taxi Stockholm", "context", moved_hours_ago=30)
+    data.waiting_item(company, "Pressbyrån", "context", moved_hours_ago=20)
+
+    log_in(page, "bea")
+    page.keyboard.press("/")
+    page.keyboard.type("taxi")
+    eventually(lambda: shown_item_ids(page), [str(taxi.pk)], what="the search's one row")
+    page.keyboard.press("Escape")
+    # Out of the box, as Esc leaves a field of the answer form; the search stays as typed, and so do its rows.
+    expect(page.locator("#id_q")).not_to_be_focused()
+    expect(page.locator("#id_q")).to_have_value("taxi")
+    page.wait_for_timeout(600)  # longer than the search's debounce: a cleared box would have searched again
+    assert shown_item_ids(page) == [str(taxi.pk)]
+    # j works at once: the list's keys are back.
+    page.keyboard.press("j")
+    expect(page.locator("#inbox-results .inbox-row.is-selected")).to_have_count(1)

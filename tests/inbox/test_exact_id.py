@@ -81,8 +81,8 @@ def test_an_id_that_names_nothing_is_searched_as_text(bookkeeper_client, photo):
     assert "No items match these filters." in response.content.decode()
 
 
-def test_the_start_of_an_id_and_words_still_list_matches(bookkeeper_client, photo):
-    assert _ids_shown(bookkeeper_client.get(URL, {"q": str(photo.pk)[:8]})) == [str(photo.pk)]
+def test_the_start_of_an_id_opens_the_item_and_words_still_list_matches(bookkeeper_client, photo):
+    assert bookkeeper_client.get(URL, {"q": str(photo.pk)[:8]})["Location"] == f"/items/{photo.pk}/"
     supplier = IndexedItem.objects.get(pk=photo.pk).supplier_name
     assert _ids_shown(bookkeeper_client.get(URL, {"q": supplier})) == [str(photo.pk)]
 

@@ -6,7 +6,8 @@ import re
 
 from django.urls import reverse
 
-from reviewapp.web.forms.inbox import DEFAULT_PAGE_SIZE, PAGE_SIZE_CHOICES
+from reviewapp.inbox.query import DEFAULT_PAGE_SIZE
+from reviewapp.web.forms.inbox import PAGE_SIZE_CHOICES
 
 URL = reverse("inbox")
 

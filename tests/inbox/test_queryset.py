@@ -8,10 +8,10 @@ import pytest
 from django.http import QueryDict
 
 from reviewapp.core import roles
-from reviewapp.inbox.query import filtered_items
+from reviewapp.inbox.query import SORT_QUEUE, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import CompanyAssignment, IndexedItem
-from reviewapp.web.forms.inbox import SORT_QUEUE, parse_list_query
+from reviewapp.web.forms.inbox import parse_list_query
 from tests import factories
 from tests.inbox.helpers import denial, moved_to_app, note, pending
 

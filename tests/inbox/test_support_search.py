@@ -76,10 +76,12 @@ def test_the_text_around_the_marks_is_escaped(support_client):
 def test_an_item_found_by_the_start_of_its_id_says_so(support_client):
     item = factories.make_item(channel_context={"channel": "whatsapp", "user_note": "papper"})
     start = str(item.pk)[:8]
+    # Another item's note holds the same characters, so the search lists both instead of opening the one.
+    factories.make_item(channel_context={"channel": "whatsapp", "user_note": f"ref {start}"})
 
-    (why,) = _why(support_client.get(URL, {"q": start}))
+    reasons = _why(support_client.get(URL, {"q": start}))
 
-    assert f"Item id:</span> <mark>{start}</mark>{str(item.pk)[8:]}" in why
+    assert any(f"Item id:</span> <mark>{start}</mark>{str(item.pk)[8:]}" in why for why in reasons)
 
 
 def test_a_long_text_shows_the_part_around_the_match(support_client):
@@ -211,3 +213,40 @@ def test_an_answered_row_says_which_question_it_answered(support_client):
 
     assert '<span class="question-type">Representation (participants and purpose)</span>' in page
     assert "owner-answered" in page
+
+
+# --- A hit is shown as whole words ----------------------------------------------------
+
+
+def test_a_one_letter_word_is_marked_where_it_stands_alone_and_not_inside_another_word():
+    from reviewapp.inbox.matches import row_matches
+
+    (supplier, note) = row_matches(
+        uuid.uuid4(), [["supplier", "Scandic Malmö"], ["note", "Hotell under mässan i Malmö"]], "i malmö"
+    )
+    assert supplier.html == "Scandic <mark>Malmö</mark>"
+    assert note.html == "Hotell under mässan <mark>i</mark> <mark>Malmö</mark>"
+
+
+def test_part_of_a_word_marks_the_whole_word():
+    from reviewapp.inbox.matches import row_matches
+
+    (match,) = row_matches(uuid.uuid4(), [["supplier", "Scandic Hotels"]], "scand")
+    assert match.html == "<mark>Scandic</mark> Hotels"
+
+
+def test_a_long_text_is_cut_between_words_around_the_match():
+    from reviewapp.inbox.matches import row_matches
+
+    words = ["Konferens", "med", "kunden", "och", "hotell", "under", "mässan"]
+    before = " ".join(words * 4)
+    text = f"{before} i Malmö med Scandic {' '.join(words * 4)}"
+    (match,) = row_matches(uuid.uuid4(), [["note", text]], "scandic")
+    shown = re.sub(r"</?mark>", "", match.html)
+    assert "<mark>Scandic</mark>" in match.html
+    assert shown.startswith("…")
+    assert shown.endswith("…")
+    # Every word shown whole: the window's ends are the text's own words, not pieces of them.
+    for piece in shown.strip("…").split():
+        assert piece in {*words, "i", "Malmö", "Scandic"}, piece
+    assert text.index(shown.strip("…")) >= 0

@@ -40,7 +40,10 @@ def test_a_moved_question_says_when_the_chat_gave_up_from_the_expiry_event(bookk
     panel = page_of(bookkeeper_client.get(url(item))).words("open-question")
 
     assert "Who attended and why (representation)" in panel
-    assert "The chat (WhatsApp) gave up at 2026-08-03 11:30; the app owns it." in panel
+    assert (
+        "Asked in the chat (WhatsApp) at 2026-08-01 11:00, no reply within 48 h: "
+        "the app owns it since 2026-08-03 11:30." in panel
+    )
 
 
 def test_a_moved_question_without_an_expiry_event_gave_up_48_hours_after_asking(bookkeeper_client, company):
@@ -48,12 +51,13 @@ def test_a_moved_question_without_an_expiry_event_gave_up_48_hours_after_asking(
         company,
         channel_context=pending("moved_to_app", type_="resend", asked_at="2026-12-01T09:00:00Z"),
     )
+    accounted_event(item, ClarificationEvent.ASKED, "2026-12-01T09:00:00Z", question_type="resend")
 
     panel = page_of(bookkeeper_client.get(url(item))).words("open-question")
 
     assert "A sharper photo of the receipt" in panel
     # Winter time: UTC+1.
-    assert "gave up at 2026-12-03 10:00; the app owns it." in panel
+    assert "no reply within 48 h: the app owns it since 2026-12-03 10:00." in panel
 
 
 def test_the_open_question_panel_names_the_prompt_line(bookkeeper_client, company):

@@ -345,3 +345,13 @@ def test_form_data_round_trips_an_input_line():
     form = PreviewForm(PreviewForm.data_for(record["input"]))
     assert form.is_valid(), form.errors
     assert form.case_input() == record["input"]
+
+
+def test_a_text_direction_control_in_the_input_is_named_as_a_problem(qa_client):
+    # The renderer keeps U+202E, so "Taxi‮ till kund" shows reversed: QA must be told, as the answer form tells.
+    data = {"channel_context": '{"channel": "whatsapp", "user_note": "Taxi\\u202e till kund"}', "document_id": ""}
+    html = qa_client.post(URL, data, **HTMX).content.decode()
+    (problem,) = texts(html, cls="problems")
+    assert "user_note" in problem
+    assert "U+202E" in problem
+    assert "None: every field" not in html

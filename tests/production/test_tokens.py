@@ -199,3 +199,13 @@ def test_a_token_is_expired_at_the_very_instant_of_its_expiry(bookkeeper):
         response = _api(raw)
     assert response.status_code == 401
     assert response.json()["code"] == "token_expired"
+
+
+@pytest.mark.parametrize(
+    "name", ["", "   ", "\u200b", "laptop\u200f", "\u202ekcor", "ci\u2066runner\u2069", "tab\there"]
+)
+def test_a_token_name_that_is_empty_invisible_or_holds_a_direction_control_is_refused(bookkeeper_client, name):
+    response = bookkeeper_client.post(reverse("api_tokens"), {"name": name, "days": "30"})
+    assert response.status_code == 200
+    assert not TOKEN.search(response.content.decode())
+    assert not ApiToken.objects.exists()

@@ -41,6 +41,7 @@ from reviewapp.answers.validation import (
     AnswerInvalid,
     validate,
 )
+from reviewapp.core import text
 from reviewapp.core.rendering_caps import noted_cut
 
 if TYPE_CHECKING:
@@ -137,13 +138,17 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
     for name, field in form.fields.items():
         value = form.initial.get(name)
         limit = field.widget.attrs.get(MAX_CHARS_ATTR, field.widget.attrs.get("maxlength"))
-        if not isinstance(value, str) or not isinstance(limit, int) or len(value) <= limit:
+        if not isinstance(value, str) or not isinstance(limit, int) or text.length(value) <= limit:
             continue
         form.initial[name] = ""
         note = _(
             "The stored value has %(total)s characters, more than the %(limit)s this field takes, so it is "
             "not filled in: enter it anew. It begins: “%(start)s”"
-        ) % {"total": localize(len(value)), "limit": localize(limit), "start": noted_cut(value, OVERLONG_QUOTE_CHARS)}
+        ) % {
+            "total": localize(text.length(value)),
+            "limit": localize(limit),
+            "start": noted_cut(value, OVERLONG_QUOTE_CHARS),
+        }
         link = (
             format_html(' <a href="{}" class="cut-download" download>{}</a>', raw_download, _("Show all: download"))
             if raw_download
@@ -152,7 +157,7 @@ def refuse_overlong(form: forms.Form, raw_download: str = "") -> None:
         field.help_text = format_html(
             '{}<span class="overlong-value" data-stored-chars="{}"> {}</span>{}',
             field.help_text,
-            len(value),
+            text.length(value),
             note,
             link,
         )

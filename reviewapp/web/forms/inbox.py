@@ -19,7 +19,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp import readmodel
-from reviewapp.core import access, states
+from reviewapp.core import access, states, text
 from reviewapp.inbox.query import (
     DEFAULT_PAGE_SIZE,
     MAX_PAGE,
@@ -301,7 +301,8 @@ class InboxFilterForm(forms.Form):
         return list(dict.fromkeys(self.cleaned_data.get("state") or []))
 
     def clean_q(self) -> str:
-        return " ".join((self.cleaned_data.get("q") or "").split())
+        # Searched for without invisible format characters (a pasted U+200F), emoji kept (reviewapp.core.text).
+        return text.for_search(self.cleaned_data.get("q") or "")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

@@ -19,11 +19,11 @@ from reviewapp.core import roles, states
 from reviewapp.inbox import reservations
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
-from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, exact_item
+from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, SORT_RECEIVED, exact_item, matches_elsewhere
 from reviewapp.web.api_auth import api_view, json_error, json_response
 from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query
 from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
-from reviewapp.web.landing import all_items_url, landing_query
+from reviewapp.web.landing import all_items_url, landing_query, queue_query
 
 
 def _query_string(query: QueryDict, **changes: object) -> str:
@@ -130,7 +130,14 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER):
         # Where to start: the first item nobody else is answering.
         next_free = reservations.first_free(page, user)
+    # A queue search that found nothing says what it matches in the other states, and offers it.
+    elsewhere = matches_elsewhere(page.query) if not page.count else None
     context = {
+        "elsewhere": elsewhere,
+        "elsewhere_url": (
+            reverse("item_detail", args=[elsewhere.only_item]) if elsewhere and elsewhere.only_item else None
+        ),
+        "search_all_url": page_url + _query_string(params, state=None, page=None, sort=SORT_RECEIVED),
         "form": form,
         "page": page,
         "rows": display_rows(
@@ -151,7 +158,8 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         if page.query.is_queue and isinstance(user, User) and user.has_perm(roles.ANSWER)
         else None,
         "list_query": list_query,
-        "clear_url": all_items_url(),
+        # "Clear filters" keeps the list it clears: the queue stays the queue.
+        "clear_url": reverse("inbox") + "?" + queue_query().urlencode() if page.query.is_queue else all_items_url(),
         "first_url": page_url + unpaged,
         "previous_url": page_url + on_page(page.number - 1),
         "next_url": page_url + on_page(page.number + 1),

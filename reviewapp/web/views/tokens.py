@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
+from reviewapp.core import text
 from reviewapp.models import ApiToken
 from reviewapp.web.api_auth import create_token
 
@@ -31,7 +32,6 @@ class TokenForm(forms.Form):
     name = forms.CharField(
         label=gettext_lazy("What it is for"),
         max_length=100,
-        required=False,
         help_text=gettext_lazy("For example the script or machine that uses it."),
     )
     days = forms.TypedChoiceField(label=gettext_lazy("Expires after"), coerce=int, choices=_lifetime_choices)
@@ -39,6 +39,17 @@ class TokenForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("initial", {"days": settings.API_TOKEN_DEFAULT_DAYS})
         super().__init__(*args, **kwargs)
+
+    def clean_name(self) -> str:
+        # A name is how its owner tells tokens apart in the list: one that is
+        # empty, invisible or shown in another order than typed cannot do that.
+        try:
+            name = text.clean(self.cleaned_data["name"], max_length=100)
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
+        if not name:
+            raise forms.ValidationError(_("Name the token, for example the script or machine that uses it."))
+        return name
 
 
 def _owner(request: HttpRequest) -> User:
