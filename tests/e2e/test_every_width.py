@@ -1,0 +1,108 @@
+"""Every screen at every width (issue 37, point 1): no page is wider than the window.
+
+Each role visits the queue, all items, a search, an item, its answer page and
+the overview at 1280, 1440 and 1920 px, and at 390 px on a touch screen. The
+shared fixture (tests/e2e/conftest.py) reports sideways scroll on every page
+load at any width; this test also measures each page itself, so it names the
+page and the width that failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import urlencode
+
+import pytest
+from django.contrib.auth.models import User
+from playwright.sync_api import Page
+
+from reviewapp import roles, states, sync
+from tests import factories
+from tests.e2e import data
+
+pytestmark = pytest.mark.e2e
+
+# Long names, as real companies and suppliers have; two states on one row; a chat's window.
+COMPANY = "Kvarnholmen Design och Bygg Handelsbolag i Nacka"
+SUPPLIERS = ["Restaurang Tegel Gamla Stan", "Taxi Stockholm 15 00 00 AB", "Adobe Systems Software Ireland Ltd"]
+ALL_ITEMS = "/?" + urlencode([("state", key) for key in states.STATE_KEYS])
+
+
+def _items() -> str:
+    company = factories.make_company(name=COMPANY)
+    waiting = [
+        data.waiting_item(
+            company, SUPPLIERS[n % 3], ("representation", "context", "resend")[n % 3], moved_hours_ago=2500 - n
+        )
+        for n in range(16)
+    ]
+    for n in range(4):
+        data.chat_item(company, SUPPLIERS[n % 3], "representation", asked_hours_ago=3 + n)
+    sync.poll()
+    return str(waiting[0].pk)
+
+
+def _width_problem(page: Page) -> str | None:
+    wide, window = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    return None if wide <= window else f"{page.url}: {wide} px wide in a {window} px window"
+
+
+def _visit_everything(page: Page, item_id: str, *, answers: bool) -> list[str]:
+    problems = []
+    # Only a bookkeeper may open the answer page (Support and QA get 403).
+    answer_page = [f"/items/{item_id}/answer/"] if answers else []
+    for url in [
+        "/",
+        ALL_ITEMS,
+        "/?q=taxi",
+        ALL_ITEMS + "&q=Stockholm",
+        f"/items/{item_id}/",
+        *answer_page,
+        "/overview/",
+    ]:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        problem = _width_problem(page)
+        if problem:
+            problems.append(problem)
+    return problems
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "touch"), [(1280, 800, False), (1440, 900, False), (1920, 1080, False), (390, 844, True)]
+)
+def test_no_page_is_wider_than_the_window_for_any_role(
+    new_page: Callable[..., Page],
+    make_user: Callable[..., User],
+    log_in: Callable[[Page, str], None],
+    width: int,
+    height: int,
+    touch: bool,
+) -> None:
+    item_id = _items()
+    problems = []
+    for role, username in [(roles.BOOKKEEPER, "bea"), (roles.SUPPORT, "sam"), (roles.QA, "quinn")]:
+        make_user(role, username=username)
+        page = new_page(width=width, height=height, touch=touch)
+        log_in(page, username)
+        problems += [
+            f"{username} at {width}: {p}" for p in _visit_everything(page, item_id, answers=role == roles.BOOKKEEPER)
+        ]
+    assert not problems, "\n".join(problems)
+
+
+def test_a_dozen_queue_rows_are_wholly_in_view_at_1440_by_900(
+    new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
+    _items()
+    make_user(roles.BOOKKEEPER, username="bea")
+    page = new_page(width=1440, height=900)
+    log_in(page, "bea")
+    page.wait_for_load_state("networkidle")
+    # Wholly: the bottom and the right edge of the row in the window, not only its top.
+    whole = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#inbox-results .inbox-row')).filter(r => {"
+        " const box = r.getBoundingClientRect(); return box.bottom <= innerHeight && box.right <= innerWidth; }).length"
+    )
+    print(f"\nqueue rows wholly in view at 1440x900: {whole}")
+    assert whole >= 12
