@@ -106,3 +106,34 @@ def test_a_dozen_queue_rows_are_wholly_in_view_at_1440_by_900(
     )
     print(f"\nqueue rows wholly in view at 1440x900: {whole}")
     assert whole >= 12
+
+
+# Text a keyboard user reads as a key: a <kbd>, or the "+" and "/" left between two hidden ones.
+_VISIBLE_KEY_HINTS = """
+() => Array.from(document.querySelectorAll("body *")).filter((e) => e.checkVisibility()).flatMap((e) => {
+  if (e.tagName === "KBD") return [e.tagName + ": " + e.textContent];
+  return Array.from(e.childNodes).filter((n) => n.nodeType === 3 && /[+\\/]/.test(n.textContent)
+      && /^[\\s+/]*$/.test(n.textContent)).map(() => "a lone '+' in " + e.tagName + ": " + e.innerText.slice(0, 40));
+})
+"""
+
+
+def test_on_a_touch_phone_no_key_hints_the_answer_page_opens_at_its_top_and_a_card_is_on_the_first_screen(
+    new_page: Callable[..., Page], make_user: Callable[..., User], log_in: Callable[[Page, str], None]
+) -> None:
+    item_id = _items()
+    make_user(roles.BOOKKEEPER, username="bea")
+    page = new_page(width=390, height=844, touch=True)
+    log_in(page, "bea")
+    page.wait_for_load_state("networkidle")
+    card = page.locator("#inbox-results .inbox-row").first.bounding_box()
+    assert card is not None
+    print(f"\nfirst card at y={card['y']} of 844")
+    assert card["y"] + 40 <= 844, "the first card is not on the first screen"
+    hints = page.evaluate(_VISIBLE_KEY_HINTS)
+    for url in [f"/items/{item_id}/", f"/items/{item_id}/answer/"]:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+        hints += page.evaluate(_VISIBLE_KEY_HINTS)
+        assert page.evaluate("scrollY") == 0, f"{url} opened {page.evaluate('scrollY')} px down"
+    assert not hints, hints
