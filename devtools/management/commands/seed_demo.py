@@ -193,7 +193,13 @@ class Command(BaseCommand):
 
     def _write_app_answers(self, answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]]) -> None:
         """The review app's own log of the answers the demo bookkeeper gave in the app."""
-        user = User.objects.filter(username=demo_rows.APP_USER).first()
+        # The demo bookkeeper exists before her answers are logged: logged without her (the users
+        # are created after the items), they stayed a second line "bokforare" beside "Bea Bokförare"
+        # in the overview (issue 37). _demo_users gives her a name, a role and a password.
+        user, created = User.objects.get_or_create(username=demo_rows.APP_USER)
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
         ClarificationEvent.objects.bulk_create(
             ClarificationEvent(
                 item_id=item_id,
