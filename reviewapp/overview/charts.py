@@ -28,7 +28,7 @@ HEIGHT: Final = 260
 LEFT: Final = 64
 RIGHT: Final = 12
 TOP: Final = 12
-BOTTOM: Final = 34
+BOTTOM: Final = 48
 # Distinct series colours in app.css; more series than this repeat them.
 SERIES_CLASSES: Final = 8
 
@@ -79,6 +79,18 @@ def _y_axis(top: int, fmt: Callable[[float], str]) -> list[str]:
     return parts
 
 
+def _two_lines(label: str, x: float) -> str:
+    """``label`` on two lines split at the space nearest its middle, so a long name fits its bar on a phone."""
+    spaces = [n for n, char in enumerate(label) if char == " "]
+    if not spaces:
+        return escape(label)
+    cut = min(spaces, key=lambda n: abs(n - len(label) / 2))
+    return (
+        f'<tspan x="{x:.1f}">{escape(label[:cut])}</tspan>'
+        f'<tspan x="{x:.1f}" dy="1.15em">{escape(label[cut + 1 :])}</tspan>'
+    )
+
+
 def _x_labels(
     categories: Sequence[str], centre: Callable[[int], float], every: int, *, last_at_edge: bool = True
 ) -> list[str]:
@@ -98,9 +110,11 @@ def _x_labels(
     for i in shown:
         anchor = "end" if last_at_edge and i == last and last > 0 else "middle"
         minor = " chart-label-minor" if i != last and i % (2 * every) != 0 else ""
+        # A bar's name (last_at_edge False: the bar chart) takes two lines when it has two words.
+        text = escape(categories[i]) if last_at_edge else _two_lines(categories[i], centre(i))
         parts.append(
             f'<text class="chart-label{minor}" x="{centre(i):.1f}" y="{baseline + 18}" text-anchor="{anchor}" '
-            f'font-size="12">{escape(categories[i])}</text>'
+            f'font-size="12">{text}</text>'
         )
     return parts
 

@@ -129,7 +129,11 @@ def test_on_a_touch_phone_no_key_hints_the_answer_page_opens_at_its_top_and_a_ca
     card = page.locator("#inbox-results .inbox-row").first.bounding_box()
     assert card is not None
     print(f"\nfirst card at y={card['y']} of 844")
-    assert card["y"] + 40 <= 844, "the first card is not on the first screen"
+    assert card["y"] + card["height"] <= 844, "the first card is not wholly on the first screen"
+    # The state facets are one compact row, not eight lines of checkboxes above the cards.
+    facets = page.locator("fieldset.facets").bounding_box()
+    assert facets is not None
+    assert facets["height"] <= 60, f"the state facets are {facets['height']} px tall"
     hints = page.evaluate(_VISIBLE_KEY_HINTS)
     for url in [f"/items/{item_id}/", f"/items/{item_id}/answer/"]:
         page.goto(url)
@@ -137,3 +141,35 @@ def test_on_a_touch_phone_no_key_hints_the_answer_page_opens_at_its_top_and_a_ca
         hints += page.evaluate(_VISIBLE_KEY_HINTS)
         assert page.evaluate("scrollY") == 0, f"{url} opened {page.evaluate('scrollY')} px down"
     assert not hints, hints
+
+
+@pytest.mark.parametrize(("width", "touch"), [(390, True), (1920, False)])
+def test_the_overviews_chart_text_is_readable_and_the_last_date_is_whole(
+    new_page: Callable[..., Page],
+    make_user: Callable[..., User],
+    log_in: Callable[[Page, str], None],
+    width: int,
+    touch: bool,
+) -> None:
+    _items()
+    make_user(roles.SUPPORT, username="sam")
+    page = new_page(width=width, height=844, touch=touch)
+    log_in(page, "sam")
+    page.goto("/overview/")
+    sizes, cut = page.evaluate(
+        """() => {
+          const texts = Array.from(document.querySelectorAll(".chart-svg text")).filter((t) => t.checkVisibility());
+          const sizes = texts.map((t) => t.getBoundingClientRect().height);
+          const cut = Array.from(document.querySelectorAll(".chart-svg")).flatMap((svg) => {
+            const edge = svg.getBoundingClientRect();
+            return Array.from(svg.querySelectorAll("text")).filter((t) => t.checkVisibility()).filter((t) => {
+              const box = t.getBoundingClientRect();
+              return box.right > edge.right + 0.5 || box.left < edge.left - 0.5;
+            }).map((t) => t.textContent);
+          });
+          return [sizes, cut];
+        }"""
+    )
+    print(f"\nchart text heights at {width}: {min(sizes):.1f}–{max(sizes):.1f} px")
+    assert min(sizes) >= 10, f"chart text {min(sizes):.1f} px tall at {width} px"
+    assert not cut, f"cut off at {width} px: {cut}"
