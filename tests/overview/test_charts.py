@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -80,5 +81,5 @@ def test_the_last_day_is_always_named_and_ends_inside_the_chart(days: int) -> No
     # No two names crowd each other: at least a label step apart.
     positions = [x for x, _, _ in x_axis]
     assert all(
-        b - a >= (720 - 64 - 12) / max(days - 1, 1) * label_step(days) * 0.99 for a, b in zip(positions, positions[1:])
+        b - a >= (720 - 64 - 12) / max(days - 1, 1) * label_step(days) * 0.99 for a, b in itertools.pairwise(positions)
     )
