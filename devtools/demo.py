@@ -29,6 +29,7 @@ import random
 import uuid
 from collections.abc import Iterator
 from typing import Any, Final
+from zoneinfo import ZoneInfo
 
 from devtools.demo_items import ItemBuilder
 from devtools.demo_rows import (
@@ -46,6 +47,24 @@ from devtools.demo_rows import (
 )
 
 BENCH_RECEIPT_FILES: Final = 500  # what a benchmark draws: about this many of the newest documents
+
+# --- When things happen: a working month, not the same week again and again -------------
+# Moments are drawn uniformly within each story's own window, then kept with the chance the
+# day and the hour give them (rejection sampling): so every window a story needs (the chat's
+# 48 hours, a late reply's week) still holds, and the days have weekdays and weekends.
+ZONE: Final = ZoneInfo("Europe/Stockholm")
+# Monday to Sunday: a weekend day has a fraction of a weekday's receipts and answers.
+WEEKDAY_LEVEL: Final = (1.0, 1.0, 1.0, 0.95, 0.85, 0.22, 0.12)
+# By hour of the day (Stockholm): office hours, some evening, little at night.
+HOUR_LEVEL: Final = tuple(
+    0.04 if h < 6 else 0.3 if h < 8 else 1.0 if h < 17 else 0.35 if h < 22 else 0.08 for h in range(24)
+)
+# How the busy-ness drifts from day to day: a random walk pulled back to 1 (AR(1)).
+DRIFT_KEEP: Final = 0.8
+DRIFT_NOISE: Final = 0.25
+# Now and then a quiet day on a weekday (a holiday, a conference).
+QUIET_DAY_CHANCE: Final = 0.04
+MAX_TRIES: Final = 80
 
 # --- What happened to each item ----------------------------------------------------------
 
@@ -97,14 +116,55 @@ class DemoData:
         self.files_drawn = 0
         self.files_since = self.now
         self.chats: dict[uuid.UUID, Chat] = {}
+        self.day_level = self._day_levels(seed)
+
+    def _day_levels(self, seed: int) -> dict[dt.date, float]:
+        """Each Stockholm day's busy-ness, 0 to 1, from the seed: the weekday's level times a drifting factor.
+
+        Its own generator, so the stories' draws are the same whatever this process is.
+        """
+        rng = random.Random(f"days-{seed}")
+        today = self.now.astimezone(ZONE).date()
+        first = today - 2 * HISTORY - dt.timedelta(days=30)
+        drift, levels = 1.0, {}
+        for n in range((today - first).days + 1):
+            day = first + dt.timedelta(days=n)
+            drift = DRIFT_KEEP * drift + (1 - DRIFT_KEEP) * 1.0 + rng.gauss(0, DRIFT_NOISE) * (1 - DRIFT_KEEP) ** 0.5
+            drift = min(max(drift, 0.35), 1.8)
+            quiet = 0.2 if rng.random() < QUIET_DAY_CHANCE else 1.0
+            levels[day] = WEEKDAY_LEVEL[day.weekday()] * drift * quiet / 1.8
+        return levels
+
+    def _likely(self, moment: dt.datetime) -> bool:
+        """Keep ``moment`` with the chance its day and hour give it."""
+        local = moment.astimezone(ZONE)
+        level = self.day_level.get(local.date(), 0.5) * HOUR_LEVEL[local.hour]
+        return self.rng.random() < level
+
+    def _drawn(self, draw: Any) -> dt.datetime:
+        moment = draw()
+        for _ in range(MAX_TRIES):
+            if self._likely(moment):
+                return moment
+            moment = draw()
+        return moment  # a window of nights and weekends only: its last draw
 
     # -- helpers
     def uuid(self) -> uuid.UUID:
         return uuid.UUID(int=self.rng.getrandbits(128), version=4)
 
     def ago(self, low: dt.timedelta, high: dt.timedelta) -> dt.datetime:
-        seconds = self.rng.uniform(low.total_seconds(), high.total_seconds())
-        return to_ms(self.now - dt.timedelta(seconds=seconds))
+        """A moment between ``high`` and ``low`` before now, more likely on a busy day's working hours."""
+
+        def draw() -> dt.datetime:
+            seconds = self.rng.uniform(low.total_seconds(), high.total_seconds())
+            return to_ms(self.now - dt.timedelta(seconds=seconds))
+
+        return self._drawn(draw)
+
+    def at_work(self, moment: dt.datetime, low: dt.timedelta, high: dt.timedelta) -> dt.datetime:
+        """Like ``later``, when someone is likely at work: what moved on Saturday is answered on Monday."""
+        return self._drawn(lambda: self.later(moment, low, high))
 
     def later(self, moment: dt.datetime, low: dt.timedelta, high: dt.timedelta) -> dt.datetime:
         seconds = self.rng.uniform(low.total_seconds(), high.total_seconds())

@@ -442,7 +442,10 @@ class ItemBuilder:
         question = self._ask("representation", "open")
         self._expire(question)
         before = copy.deepcopy(self.context)
-        at = self.demo.later(question.asked_at + CHAT_WINDOW, dt.timedelta(minutes=10), dt.timedelta(hours=4))
+        # Answered when someone is at work, up to three days after the move, leaving the late reply its room before now.
+        moved = question.asked_at + CHAT_WINDOW
+        room = min(dt.timedelta(hours=72), self.demo.now - moved - dt.timedelta(hours=13))
+        at = self.demo.at_work(moved, dt.timedelta(minutes=10), max(room, dt.timedelta(hours=4)))
         guests = rng.sample(GUESTS, rng.randint(1, 3))
         purpose = rng.choice(PURPOSES)
         people = [{"name": name, "company": company} for name, company in guests]

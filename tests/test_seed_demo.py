@@ -7,7 +7,9 @@ import hashlib
 import io
 import json
 import re
+from collections import Counter
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.conf import settings as django_settings
@@ -20,7 +22,7 @@ from django.test import Client
 
 import clarifications
 from devtools.demo import DemoData
-from devtools.demo_rows import organisation
+from devtools.demo_rows import ITEM_COLUMNS, organisation
 from reviewapp.bookkeeping.models import (
     Company,
     DocumentAttachment,
@@ -34,6 +36,9 @@ from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
 from reviewapp.core.stored_json import Undecodable
 from reviewapp.models import ClarificationEvent, GoldenCase, IndexedItem
+from reviewapp.overview import numbers
+from reviewapp.readmodel import sync
+from tests.overview.conftest import expected_from_the_log
 
 NOW = "2026-11-30T09:00:00+00:00"
 NOW_DT = dt.datetime(2026, 11, 30, 9, tzinfo=dt.UTC)
@@ -468,3 +473,38 @@ def test_a_benchmark_draws_only_about_as_many_receipts_as_it_asks_for():
     data = DemoData(seed=5, now=NOW_DT, org=organisation(NOW_DT), receipt_files=50)
     batches = list(data.batches(600, 200))
     assert 25 <= sum(len(batch.files) for batch in batches) <= 100
+
+
+@pytest.mark.django_db
+def test_the_demo_overview_lists_each_person_once_and_adds_up_to_the_log():
+    # The demo bookkeeper's answers were logged before she existed: "bokforare: 11" beside "Bea Bokförare: 11".
+    _seed(items=400, no_users=False)
+    sync.poll()
+    support = User.objects.get(username="support")
+
+    data = numbers.overview(support, 90, whole_team=True, now=NOW_DT)
+    shown = {person.name: person.per_day for person in data.people}
+
+    assert len(shown) == len(data.people)
+    assert "bokforare" not in shown
+    assert shown == expected_from_the_log(tuple(day.date for day in data.days))
+
+
+def test_the_demos_days_look_like_a_working_month_not_the_same_week_again():
+    # Issue 37: the overview of `make run` showed one saw-tooth week after another.
+    stockholm = ZoneInfo("Europe/Stockholm")
+    data = DemoData(seed=1, now=NOW_DT, org=organisation(NOW_DT))
+    batches = list(data.batches(1500, 500))
+    created = ITEM_COLUMNS.index("created_at")
+    received = Counter(row[created].astimezone(stockholm).date() for batch in batches for row in batch.items)
+    full_days = [NOW_DT.date() - dt.timedelta(days=n) for n in range(1, 113)]
+
+    def per_day(weekdays: set[int]) -> float:
+        days = [day for day in full_days if day.weekday() in weekdays]
+        return sum(received[day] for day in days) / len(days)
+
+    # A Saturday or a Sunday brings far fewer receipts than a Monday to Thursday.
+    assert per_day({5, 6}) < 0.5 * per_day({0, 1, 2, 3})
+    # The weeks differ from one another: the same weekday varies from week to week.
+    mondays = [received[day] for day in full_days if day.weekday() == 0]
+    assert max(mondays) >= 2 * min(mondays) + 1

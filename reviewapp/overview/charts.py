@@ -25,10 +25,10 @@ from typing import Final
 WIDTH: Final = 720
 HEIGHT: Final = 260
 # Room for the y axis labels (left) and the x axis labels (bottom).
-LEFT: Final = 52
+LEFT: Final = 64
 RIGHT: Final = 12
 TOP: Final = 12
-BOTTOM: Final = 34
+BOTTOM: Final = 48
 # Distinct series colours in app.css; more series than this repeat them.
 SERIES_CLASSES: Final = 8
 
@@ -79,14 +79,44 @@ def _y_axis(top: int, fmt: Callable[[float], str]) -> list[str]:
     return parts
 
 
-def _x_labels(categories: Sequence[str], centre: Callable[[int], float], every: int) -> list[str]:
+def _two_lines(label: str, x: float) -> str:
+    """``label`` on two lines split at the space nearest its middle, so a long name fits its bar on a phone."""
+    spaces = [n for n, char in enumerate(label) if char == " "]
+    if not spaces:
+        return escape(label)
+    cut = min(spaces, key=lambda n: abs(n - len(label) / 2))
+    return (
+        f'<tspan x="{x:.1f}">{escape(label[:cut])}</tspan>'
+        f'<tspan x="{x:.1f}" dy="1.15em">{escape(label[cut + 1 :])}</tspan>'
+    )
+
+
+def _x_labels(
+    categories: Sequence[str], centre: Callable[[int], float], every: int, *, last_at_edge: bool = True
+) -> list[str]:
+    """The x axis's names: every ``every``-th, and always the last (today), which is never cut off.
+
+    On a line chart the last name ends at its point (``text-anchor="end"``):
+    centred on the plot's right edge, half of it fell outside the SVG. A regular name too
+    close before it gives way. Every other regular name is "minor": a phone
+    shows the chart's text larger (app.css) and only the major ones.
+    """
     baseline = HEIGHT - BOTTOM
-    return [
-        f'<text class="chart-label" x="{centre(i):.1f}" y="{baseline + 18}" text-anchor="middle" font-size="12">'
-        f"{escape(label)}</text>"
-        for i, label in enumerate(categories)
-        if i % every == 0
-    ]
+    last = len(categories) - 1
+    shown = [i for i in range(len(categories)) if i % every == 0 and (last - i >= every or i == last)]
+    if last >= 0 and last not in shown:
+        shown.append(last)
+    parts = []
+    for i in shown:
+        anchor = "end" if last_at_edge and i == last and last > 0 else "middle"
+        minor = " chart-label-minor" if i != last and i % (2 * every) != 0 else ""
+        # A bar's name (last_at_edge False: the bar chart) takes two lines when it has two words.
+        text = escape(categories[i]) if last_at_edge else _two_lines(categories[i], centre(i))
+        parts.append(
+            f'<text class="chart-label{minor}" x="{centre(i):.1f}" y="{baseline + 18}" text-anchor="{anchor}" '
+            f'font-size="12">{text}</text>'
+        )
+    return parts
 
 
 def label_step(count: int, most: int = 8) -> int:
@@ -163,6 +193,6 @@ def bar_chart(
             f'<text class="chart-value" x="{centre(i):.1f}" y="{max(y - 4, TOP + 10):.1f}" text-anchor="middle" '
             f'font-size="12">{escape(fmt(value))}</text>'
         )
-    parts += _x_labels(categories, centre, 1)
+    parts += _x_labels(categories, centre, 1, last_at_edge=False)
     parts.append("</svg>")
     return "\n".join(parts)

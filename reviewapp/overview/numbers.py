@@ -35,6 +35,7 @@ from django.db import connections
 from django.utils import timezone
 
 from reviewapp.core import access, states
+from reviewapp.core.people import person_name
 from reviewapp.inbox.counts import state_bits
 from reviewapp.inbox.query import SORT_QUEUE
 from reviewapp.inbox.sorting import ordered
@@ -50,6 +51,8 @@ _COLUMN: Final = {OverviewEvent.MOVED: 0, OverviewEvent.APP: 1, OverviewEvent.CH
 
 _NEEDS_ANSWER_BIT: Final = state_bits([states.NEEDS_ANSWER])
 
+# The key of the "everyone else" line in ``overview``'s grouping (never a user id or a logged label).
+_OTHERS: Final = "others"
 # Upper bounds of the waiting-time buckets, in days; the last bucket is open.
 WAIT_BUCKET_DAYS: Final = (1, 3, 7, 14, 30)
 
@@ -93,6 +96,10 @@ class Person:
     user_id: int | None
     name: str
     per_day: tuple[int, ...]
+    # True for the line "everyone else" beside a viewer's own (``whole_team`` False): the
+    # answers of the others in the companies the viewer sees, unnamed, so the lines add up
+    # to the day's "answered in the app".
+    others: bool = False
 
     @property
     def total(self) -> int:
@@ -235,13 +242,20 @@ def overview(user: Any, days: int, *, whole_team: bool, now: dt.datetime | None 
         day_totals[_COLUMN[kind]] += n
         if denied:
             day_totals[3] += n
-        if kind == OverviewEvent.APP and (whole_team or person_id == user.pk):
-            key: int | str = person_id if person_id is not None else f"label:{name}"
-            per_day = people.setdefault(key, (name or "?", {}))[1]
-            per_day[day] = per_day.get(day, 0) + n
+        if kind != OverviewEvent.APP:
+            continue
+        key: int | str
+        if whole_team or person_id == user.pk:
+            # One line a person: by id while the user exists (a rename keeps the line, under the
+            # new name); a deleted user's answers under the name logged with them.
+            key = person_id if person_id is not None else f"label:{name}"
+        else:
+            key = _OTHERS
+        per_day = people.setdefault(key, (name or "?", {}))[1]
+        per_day[day] = per_day.get(day, 0) + n
     if not whole_team and user.pk not in people:
         # Everyone sees their own row, zeros included.
-        people[user.pk] = (user.get_full_name() or user.get_username(), {})
+        people[user.pk] = (person_name(user), {})
 
     empty = [0, 0, 0, 0]
     result_days = tuple(
@@ -258,11 +272,13 @@ def overview(user: Any, days: int, *, whole_team: bool, now: dt.datetime | None 
         (
             Person(
                 user_id=key if isinstance(key, int) else None,
-                name=name,
+                name="" if key == _OTHERS else name,
                 per_day=tuple(counts.get(d, 0) for d in dates),
+                others=key == _OTHERS,
             )
             for key, (name, counts) in people.items()
         ),
-        key=lambda p: (-p.total, p.name.casefold()),
+        # The viewer's own line first when it is not the whole team; then most answers first.
+        key=lambda p: (p.others, -p.total, p.name.casefold()),
     )
     return Overview(days=result_days, queue=queue_now(user, now), people=tuple(persons), whole_team=whole_team)

@@ -138,8 +138,10 @@ def build(data: Overview) -> dict[str, object]:
     )
 
     people_chart = None
+    # The viewer's own line is followed, when others answered too, by theirs unnamed (numbers.Person.others).
+    names = [_("Everyone else") if p.others else p.name for p in data.people]
     if data.people:
-        people_series = [charts.Series(p.name, p.per_day) for p in data.people]
+        people_series = [charts.Series(name, p.per_day) for name, p in zip(names, data.people, strict=True)]
         people_chart = Chart(
             mark_safe(  # noqa: S308
                 charts.line_chart(
@@ -149,14 +151,16 @@ def build(data: Overview) -> dict[str, object]:
                     % {
                         "first": first,
                         "last": last,
-                        "summary": "; ".join(f"{p.name}: {count(p.total)}" for p in data.people),
+                        "summary": "; ".join(
+                            f"{name}: {count(p.total)}" for name, p in zip(names, data.people, strict=True)
+                        ),
                     },
                     categories=[day_label(d) for d in dates],
                     series=people_series,
                     fmt=_axis,
                 )
             ),
-            _legend([p.name for p in data.people], [p.total for p in data.people]),
+            _legend(names, [p.total for p in data.people]),
         )
     people_rows = [
         {"date": day.isoformat(), "values": [count(p.per_day[i]) for p in data.people]}
@@ -175,6 +179,7 @@ def build(data: Overview) -> dict[str, object]:
         "distribution": distribution,
         "bucket_rows": [(label, count(n)) for label, n in zip(buckets, queue.buckets, strict=True)],
         "people": data.people,
+        "people_names": names,
         "whole_team": data.whole_team,
         "people_chart": people_chart,
         "people_rows": people_rows,

@@ -18,6 +18,26 @@
   window.reviewApp = window.reviewApp || {};
   window.reviewApp.answerForm = true;
 
+  // A touch screen has no keyboard waiting to type: the form's first field
+  // taking the focus only scrolled the page past the supplier and the amount
+  // (issue 37: the answer page opened 472 px down on a phone). A page loaded
+  // with an error keeps its focus on the field that needs fixing.
+  if (window.matchMedia("(hover: none), (pointer: coarse)").matches) {
+    var firstLoadFocus = function () {
+      var focused = document.activeElement;
+      var fresh = !document.querySelector("[aria-invalid=true], .answer-conflict, .answer-confirm, .resend-confirm[autofocus]");
+      document.querySelectorAll("form[data-answer-form] [autofocus]").forEach(function (field) {
+        if (fresh) field.removeAttribute("autofocus");
+      });
+      if (fresh && focused instanceof HTMLElement && focused.closest("form[data-answer-form]")) {
+        focused.blur();
+        window.scrollTo(0, 0);
+      }
+    };
+    firstLoadFocus();
+    window.addEventListener("load", firstLoadFocus, { once: true });
+  }
+
   // Inputs that take no typed text: Enter there keeps its usual meaning.
   var NOT_TYPED = ["checkbox", "radio", "button", "submit", "reset", "file", "range", "color", "image", "hidden"];
 

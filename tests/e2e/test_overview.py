@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import random
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -28,18 +29,28 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _scene(lead: User, colleague: User) -> None:
-    """Thirty days of moves and answers in a steady pattern, and a queue of waits from an hour to three weeks."""
+    """Thirty days of moves and answers as a month goes (busy weekdays, quiet weekends), and a queue of waits.
+
+    Drawn from a seeded generator, so the README's picture is the same each run, and shows what a
+    real month looks like rather than one saw-tooth week again and again (issue 37).
+    """
     company = factories.make_company(name="Tegelbruket AB")
     items = [factories.make_item(company) for _ in range(4)]
+    rng = random.Random(37)
     for days_ago in range(30):
         noon = stockholm_midnight(days_ago) + dt.timedelta(hours=12)
-        for n in range(days_ago % 5 + 2):
+        busy = 0.15 if noon.weekday() >= 5 else rng.uniform(0.6, 1.4)
+
+        def draw(mean: float, busy: float = busy) -> int:
+            return max(0, round(rng.gauss(mean * busy, mean * busy / 3)))
+
+        for n in range(draw(5)):
             history(items[n % 4], "ChannelQuestionExpired", noon, actor=CRON, question="context")
-        for n in range(days_ago % 3 + 1):
+        for n in range(draw(2.5)):
             history(items[n % 4], "ChannelQuestionAnswered", noon, actor=CHAT, question="context")
-        for n in range(days_ago % 4 + 1):
+        for n in range(draw(3.5)):
             app_answer(items[n % 4], lead if n % 2 else colleague, noon + dt.timedelta(minutes=n))
-        if days_ago % 6 == 0:
+        if busy > 1.2:
             app_answer(items[0], lead, noon, question="representation", denied=True)
     now = dt.datetime.now(dt.UTC)
     for hours in (1, 5, 20, 30, 50, 80, 120, 200, 400, 500):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections import Counter
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -78,3 +79,23 @@ def waiting(company: Company, moved_at: dt.datetime | None) -> IndexedItem:
 
 def item(company: Company, **extra: Any) -> InboxItem:
     return factories.make_item(company, indexed=True, **extra)
+
+
+def expected_from_the_log(dates: tuple[dt.date, ...]) -> dict[str, tuple[int, ...]]:
+    """Per person and day, the app's answers in its log, counted here without ``reviewapp.overview``.
+
+    One line a person: the user's name now (full name, else username) while the user
+    exists, the name logged with the answer once deleted; corrections left out.
+    """
+    counts: Counter[tuple[str, dt.date]] = Counter()
+    for event in ClarificationEvent.objects.select_related("actor"):
+        if event.event_type != ClarificationEvent.ANSWERED or event.payload.get("amended"):
+            continue
+        if event.actor is not None:
+            full = f"{event.actor.first_name} {event.actor.last_name}".strip()
+            who = full or event.actor.username
+        else:
+            who = event.actor_label
+        counts[(who, event.occurred_at.astimezone(STOCKHOLM).date())] += 1
+    people = {who for who, _ in counts}
+    return {who: tuple(counts[(who, day)] for day in dates) for who in people}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -50,7 +51,7 @@ def test_a_line_draws_each_value_at_its_height() -> None:
     (x0, y0), (x1, y1) = (tuple(map(float, p.split(","))) for p in points.group(1).split())
     assert x0 < x1
     assert y0 > y1
-    assert y0 == 260 - 34
+    assert y0 == 260 - 48  # the margin under the plot holds two lines of a bar's name
     assert y1 == 12
 
 
@@ -60,3 +61,25 @@ def test_a_bar_chart_writes_each_value_above_its_bar() -> None:
     assert svg.count("<rect") == 3
     # Five y-axis labels (0 to 4), then each bar's value, then the category names.
     assert _texts(svg)[5:] == ["4", "0", "2", "a", "b", "c"]
+
+
+@pytest.mark.parametrize("days", [7, 30, 90])
+def test_the_last_day_is_always_named_and_ends_inside_the_chart(days: int) -> None:
+    # Centred on the plot's right edge, the last date's second half fell outside the SVG (issue 37).
+    names = [f"{n + 1} nov" for n in range(days)]
+    svg = line_chart(chart_id="c", title="t", desc="d", categories=names, series=[Series("x", [1] * days)], fmt=str)
+
+    labels = re.findall(
+        r'<text class="chart-label[^"]*" x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)"[^>]*>([^<]*)<', svg
+    )
+    x_axis = [(float(x), anchor, text) for x, anchor, text in labels if text in names]
+    x, anchor, text = x_axis[-1]
+    assert text == names[-1]
+    # Ending at its point, the name's right edge is the point itself, inside the viewBox.
+    assert anchor == "end"
+    assert x <= 720
+    # No two names crowd each other: at least a label step apart.
+    positions = [x for x, _, _ in x_axis]
+    assert all(
+        b - a >= (720 - 64 - 12) / max(days - 1, 1) * label_step(days) * 0.99 for a, b in itertools.pairwise(positions)
+    )

@@ -108,7 +108,7 @@ class Command(BaseCommand):
         if options["if_empty"] and InboxItem.objects.exists():
             self.stdout.write("The replica already has inbox items; not adding demo data.")
         else:
-            self._seed(options["items"], options["seed"], now, options["receipt_files"])
+            self._seed(options["items"], options["seed"], now, options["receipt_files"], not options["no_users"])
         self._golden_cases()
         if not options["no_users"]:
             self._demo_users()
@@ -122,7 +122,9 @@ class Command(BaseCommand):
             raise CommandError(f"--now must be an ISO timestamp, got {raw!r}") from None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=dt.UTC)
 
-    def _seed(self, count: int, seed: int, now: dt.datetime, receipt_files: int | None = None) -> None:
+    def _seed(
+        self, count: int, seed: int, now: dt.datetime, receipt_files: int | None = None, with_users: bool = True
+    ) -> None:
         started = time.monotonic()
         org = demo_rows.organisation(now)
         data = demo.DemoData(seed=seed, now=now, org=org, receipt_files=receipt_files)
@@ -147,7 +149,7 @@ class Command(BaseCommand):
                 item_ids.extend(batch.item_ids)
                 app_answers.extend(batch.app_answers)
             self._write_conversations(cursor, data.conversations())
-        self._write_app_answers(app_answers)
+        self._write_app_answers(app_answers, with_users=with_users)
         written = time.monotonic() - started
         self._index(item_ids)
         self.stdout.write(
@@ -192,9 +194,19 @@ class Command(BaseCommand):
             rows,
         )
 
-    def _write_app_answers(self, answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]]) -> None:
+    def _write_app_answers(
+        self, answers: list[tuple[uuid.UUID, str, dict[str, Any], dt.datetime]], *, with_users: bool
+    ) -> None:
         """The review app's own log of the answers the demo bookkeeper gave in the app."""
+        # The demo bookkeeper exists before her answers are logged: logged without her (the users
+        # are created after the items), they stayed a second line "bokforare" beside "Bea Bokförare"
+        # in the overview (issue 37). _demo_users gives her a name, a role and a password.
+        # With --no-users nobody is created: the answers are hers if she exists already.
         user = User.objects.filter(username=demo_rows.APP_USER).first()
+        if user is None and with_users:
+            user = User(username=demo_rows.APP_USER)
+            user.set_unusable_password()
+            user.save()
         ClarificationEvent.objects.bulk_create(
             ClarificationEvent(
                 item_id=item_id,
