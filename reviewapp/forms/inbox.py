@@ -77,7 +77,7 @@ class StateField(forms.MultipleChoiceField):
             raise forms.ValidationError(
                 _("“%(value)s” is not a state. The states are: %(states)s."),
                 code="invalid_choice",
-                params={**(error.params or {}), "states": ", ".join(states.STATE_KEYS)},
+                params={**(error.params or {}), "states": ", ".join(states.LIST_STATE_KEYS)},
             ) from None
 
 
@@ -136,7 +136,7 @@ class Control:
 class InboxFilterForm(forms.Form):
     state = StateField(
         label=_("State"),
-        choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
+        choices=[(key, states.STATE_LABELS[key]) for key in states.LIST_STATE_KEYS],
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Items in any ticked state."),

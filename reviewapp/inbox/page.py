@@ -31,7 +31,7 @@ from reviewapp.inbox.counts import Counts, facet_counts
 from reviewapp.inbox.matches import Match, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
-from reviewapp.models import IndexedItem, Reservation
+from reviewapp.models import Hold, IndexedItem, Reservation
 from reviewapp.people import person_name_sql
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
@@ -118,15 +118,29 @@ class Row:
     # Who is answering it now (an unexpired ``Reservation``, see reviewapp.reservations).
     holder_id: int | None = None
     holder_name: str = ""
+    # Its last hold (reviewapp.inbox.holds): the reason, and whether it is still on (else it ran out: "back").
+    hold_reason: str = ""
+    on_hold: bool = False
 
     @classmethod
     def of(cls, item: IndexedItem, now: dt.datetime) -> Row:
+        reason = getattr(item, "last_hold_reason", None) or ""
+        until_at = getattr(item, "last_hold_until_at", None)
+        released_by = getattr(item, "last_hold_released_by", None)
+        on_hold = bool(reason) and item.state_needs_answer and until_at > now and released_by is None
+        if not on_hold and (until_at is None or until_at > now or released_by is not None):
+            reason = ""  # never held, released early, or ended another way: nothing to say in the list
+        found = item.state_keys
+        if on_hold:
+            found = tuple(states.ON_HOLD if key == states.NEEDS_ANSWER else key for key in found)
         return cls(
             item=item,
-            states=item.state_keys,
+            states=found,
             open_question=open_question_of(item, now),
             holder_id=getattr(item, "held_by_id", None),
             holder_name=getattr(item, "held_by_name", None) or "",
+            hold_reason=reason,
+            on_hold=on_hold,
         )
 
     @property
@@ -159,6 +173,7 @@ class RowDisplay:
     waiting_iso: str
     waiting: str  # how long the question has waited in the app, or ""
     held_by: str  # "You are answering", "anna is answering", or ""
+    hold_text: str = ""  # "Back from hold: Called the customer", or ""
     row_class: str  # "inbox-row", with " is-held" while someone is answering it
     item_id: str = ""
     # Its question waits in the app and is one a bulk answer settles (context, resend): the row can be ticked.
@@ -283,6 +298,8 @@ def display_rows(
     you = _("You are answering")
     left_text = _("%(left)s left")
     answering_text = _("%(name)s is answering")
+    back_text = _("Back from hold: %(reason)s")
+    reasons = {value: str(label) for value, label in Hold.Reason.choices}
     amount = AmountFormat()
     units = page_time_strings()
     zone = timezone.get_current_timezone()
@@ -328,6 +345,7 @@ def display_rows(
                 waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
+                hold_text="" if not row.hold_reason or row.on_hold else back_text % {"reason": reasons.get(row.hold_reason, row.hold_reason)},
                 row_class="inbox-row is-held" if held_by else "inbox-row",
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
@@ -393,9 +411,13 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     if not query.text:
         # Only a searched page says where its rows matched (inbox.matches).
         rows = rows.defer("search_fields")
+    last_hold = Hold.objects.filter(item_id=OuterRef("pk")).order_by("-created_at", "-pk")
     rows = rows.annotate(
         held_by_id=Subquery(live.values("user_id")[:1]),
         held_by_name=Subquery(live.annotate(name=person_name_sql("user__")).values("name")[:1]),
+        last_hold_reason=Subquery(last_hold.values("reason")[:1]),
+        last_hold_until_at=Subquery(last_hold.values("until_at")[:1]),
+        last_hold_released_by=Subquery(last_hold.values("released_by_id")[:1]),
     )
     return ordered(rows, query.sort)
 
