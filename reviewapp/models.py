@@ -88,7 +88,7 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         """The items ``user`` may see (``reviewapp.access``)."""
         return self.for_companies(access.company_ids(user))
 
-    def search(self, text: str) -> IndexedItemQuerySet:
+    def search(self, text: str, also_ids: Collection[uuid.UUID] = ()) -> IndexedItemQuerySet:
         """Items with every word of ``text`` in ``search_text``, or whose id starts with ``text``.
 
         ``search_text`` is stored lower-cased (``states.search_text_of``), so a
@@ -101,6 +101,9 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         id_range = _id_prefix_range(text.lower())
         if id_range is not None:
             condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
+        if also_ids:
+            # Items found elsewhere (their colleagues' notes, reviewapp.items.notes): a short id list beside the index.
+            condition |= Q(id__in=list(also_ids))
         return self.filter(condition)
 
 

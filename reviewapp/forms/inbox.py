@@ -157,6 +157,7 @@ class InboxFilterForm(forms.Form):
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
         help_text=_("Supplier, participant, purpose, note or item id."),
     )
+    held_by_me = forms.BooleanField(label=_("Held by me"), required=False)
     sort = forms.ChoiceField(label=_("Sort"), choices=SORT_CHOICES, required=False)
     page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=MAX_PAGE)
     page_size = PageSizeField(
@@ -184,6 +185,7 @@ class InboxFilterForm(forms.Form):
         # those, so another company's id is refused exactly like an id that
         # does not exist; ``ListQuery.from_form`` narrows every list to them.
         self.company_ids = access.company_ids(user)
+        self.user_id: int | None = getattr(user, "pk", None)
         company = self.fields["company"]
         assert isinstance(company, CompanyChoiceField)
         company.choices = self._company_choices

@@ -51,7 +51,7 @@ class Counts:
 
 def _is_structured(query: ListQuery) -> bool:
     """Only filters the tally knows (states, question type, company)."""
-    return not (query.text or query.received_from or query.received_to)
+    return not (query.text or query.received_from or query.received_to or query.held_by is not None)
 
 
 # The bit the tally never sets: "on hold" is not a column (reviewapp.inbox.holds).

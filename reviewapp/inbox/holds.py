@@ -148,6 +148,13 @@ def hold_json(hold: Hold | None) -> dict[str, Any] | None:
     }
 
 
+def hold_view(hold: Hold | None) -> dict[str, Any] | None:
+    """An active hold as the item page shows it (None: none)."""
+    if hold is None:
+        return None
+    return {"until": hold.until, "by_name": person_name(hold.by), "reason_text": reason_label(hold.reason), "note": hold.note}
+
+
 @dataclass(frozen=True, slots=True)
 class HoldEvent:
     """One step of a hold's life, for the item's history."""

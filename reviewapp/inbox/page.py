@@ -173,9 +173,9 @@ class RowDisplay:
     waiting_iso: str
     waiting: str  # how long the question has waited in the app, or ""
     held_by: str  # "You are answering", "anna is answering", or ""
-    hold_text: str = ""  # "Back from hold: Called the customer", or ""
     row_class: str  # "inbox-row", with " is-held" while someone is answering it
     item_id: str = ""
+    hold_text: str = ""  # "Back from hold: Called the customer", or ""
     # Its question waits in the app and is one a bulk answer settles (context, resend): the row can be ticked.
     tickable: bool = False
     # Why the row matched the search (inbox.matches): empty without one.

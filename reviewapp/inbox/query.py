@@ -7,14 +7,16 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Now
 from django.http import QueryDict
 from django.utils import timezone
 
 from reviewapp import lookup, states
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.forms.inbox import DEFAULT_PAGE_SIZE, SORT_RECEIVED, InboxFilterForm
-from reviewapp.models import IndexedItem, IndexedItemQuerySet
+from reviewapp.items import notes
+from reviewapp.models import Hold, IndexedItem, IndexedItemQuerySet
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,8 @@ class ListQuery:
     sort: str = SORT_RECEIVED
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
+    # "Held by me": only the items this user put on hold (reviewapp.inbox.holds).
+    held_by: int | None = None
 
     @classmethod
     def from_form(cls, form: InboxFilterForm) -> ListQuery:
@@ -60,6 +64,7 @@ class ListQuery:
             sort=data.get("sort") or SORT_RECEIVED,
             page=data.get("page") or 1,
             page_size=data.get("page_size") or DEFAULT_PAGE_SIZE,
+            held_by=form.user_id if data.get("held_by_me") else None,
         )
 
     @property
@@ -113,7 +118,12 @@ def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
 
 def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
     """The items matching ``query``'s filters, unordered and unpaged."""
-    items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text)
+    by_note = notes.items_with_note_text(query.text) if query.text else []
+    items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text, by_note)
+    if query.held_by is not None:
+        items = items.filter(state_needs_answer=True).filter(
+            Exists(Hold.objects.filter(item_id=OuterRef("pk"), by_id=query.held_by, released_at__isnull=True, until_at__gt=Now()))
+        )
     if query.question_type:
         # The open question's type or the answered one's (an item has one or
         # the other): with "Answered" ticked, answered items of that type.

@@ -35,7 +35,9 @@ from reviewapp.items.labels import (
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
-from reviewapp.models import ClarificationEvent
+from reviewapp.inbox import holds
+from reviewapp.items import notes
+from reviewapp.models import ClarificationEvent, IndexedItem
 from reviewapp.rendering_caps import (
     AGENT_VIEW_MAX_CHARS,
     HUMAN_TEXT_MAX_CHARS,
@@ -430,6 +432,7 @@ def item_json(
     "original_chars": n, "download": url}``.
     """
     view = describe_item(item, full_conversation=full_conversation, user=user)
+    indexed = IndexedItem.objects.filter(pk=item.pk).first()
     header = view.header or _header(item, item.document)
     view_json = view.to_json(include_raw_context=include_raw_context)
     cut: dict[str, int] = {
@@ -457,6 +460,9 @@ def item_json(
             "currency": header.currency,
             "invoice_date": header.invoice_date,
             **view_json,
+            # The team's own: an active hold (null when none) and the notes, oldest first.
+            "hold": holds.hold_json(holds.active_hold(indexed) if indexed is not None else None),
+            "notes": [notes.note_json(note) for note in notes.notes_of(item.pk)],
         },
         cut,
     )

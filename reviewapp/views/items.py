@@ -28,7 +28,9 @@ from reviewapp.answers.log import app_answers
 from reviewapp.answers.view_models.panel import answer_panel
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
+from reviewapp.forms.holds import HoldForm, NoteForm
 from reviewapp.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
+from reviewapp.inbox import holds
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
 from reviewapp.items.describe import describe_item, item_json, page_queryset, shown_receipt_kind
 from reviewapp.items.history import HISTORY_LIMIT
@@ -57,7 +59,7 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
-    indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
+    indexed = IndexedItem.objects.only(*POSITION_FIELDS, "state_needs_answer", "company_id").filter(pk=item.pk).first()
     prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
     log = app_answers(item.pk)
     view = describe_item(item, full_conversation=request.user.has_perm(FULL_PERMISSION), user=request.user, app_log=log)
@@ -76,6 +78,11 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
         "list_query": request.GET.urlencode(),
         # The answer form under the open question.
         "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links, log=log),
+        # On hold and notes (reviewapp.views.holds).
+        "indexed": indexed,
+        "hold": holds.hold_view(holds.active_hold(indexed)) if indexed is not None else None,
+        "hold_form": HoldForm(),
+        "note_form": NoteForm(),
     }
     return render(request, "items/detail.html", context)
 
