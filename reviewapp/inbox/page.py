@@ -28,9 +28,10 @@ from reviewapp import states, sync
 from reviewapp.answers.bulk import BULK_TYPES
 from reviewapp.dates import local_time
 from reviewapp.inbox.counts import Counts, facet_counts
-from reviewapp.inbox.matches import Match, row_matches
+from reviewapp.inbox.matches import Match, note_matches, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
+from reviewapp.items import notes
 from reviewapp.models import Hold, IndexedItem, Reservation
 from reviewapp.people import person_name_sql
 
@@ -306,6 +307,9 @@ def display_rows(
     # reverse() once: each row's URL differs only by the id in it.
     prefix, _placeholder, suffix = reverse("item_detail", args=[_NO_ID]).partition(str(_NO_ID))
     suffix += "?" + link_query if link_query else ""
+    rows = list(rows)
+    # Items found by a colleague's note say so too (the notes are not in the read model's search fields).
+    noted = notes.matching_notes([row.item.id for row in rows], search) if search else {}
     shown = []
     for row in rows:
         item = row.item
@@ -349,7 +353,9 @@ def display_rows(
                 row_class="inbox-row is-held" if held_by else "inbox-row",
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
-                matched=row_matches(item.id, item.search_fields, search) if search else [],
+                matched=[*row_matches(item.id, item.search_fields, search), *note_matches(noted.get(item.id, []), search)]
+                if search
+                else [],
             )
         )
     return shown
