@@ -460,9 +460,10 @@ def item_json(
             "currency": header.currency,
             "invoice_date": header.invoice_date,
             **view_json,
-            # The team's own: an active hold (null when none) and the notes, oldest first.
+            # The team's own: an active hold (null when none) and colleagues' notes, oldest first
+            # ("notes" is taken: the library's notes line for the agent).
             "hold": holds.hold_json(holds.active_hold(indexed) if indexed is not None else None),
-            "notes": [notes.note_json(note) for note in notes.notes_of(item.pk)],
+            "team_notes": [notes.note_json(note) for note in notes.notes_of(item.pk)],
         },
         cut,
     )

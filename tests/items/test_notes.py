@@ -31,7 +31,7 @@ def test_a_note_is_in_the_items_history_with_its_author_escaped(bookkeeper_clien
     assert set(created) >= {"id", "text", "by", "at"}
     assert _post(support_client, item.pk, "Kunden har mejlat").status_code == 201
     detail = support_client.get(reverse("api_item", args=[item.pk])).json()
-    assert [(n["text"], n["by"]) for n in detail["notes"]] == [
+    assert [(n["text"], n["by"]) for n in detail["team_notes"]] == [
         ("Ring <script>alert(1)</script> Lisa", "bea"),
         ("Kunden har mejlat", "sven"),
     ]

@@ -272,3 +272,11 @@ def test_two_bookkeepers_holding_at_once_get_exactly_one_hold(anna, bea, company
     assert sorted(outcomes) == ["already_held", "held"]
     assert Hold.objects.filter(item_id=item.pk).count() == 1
     assert _hold(_client(anna), item.pk).status_code == 409
+
+
+@pytest.mark.django_db
+def test_the_overview_counts_holds_apart_from_the_waiting_queue(anna, company):
+    first, _second, _third = _queue_of(company, 3)
+    _hold(_client(anna), first.pk)
+    data = _client(anna).get(reverse("api_overview")).json()
+    assert (data["waiting"], data["on_hold"]) == (2, 1)
