@@ -280,3 +280,12 @@ def test_the_overview_counts_holds_apart_from_the_waiting_queue(anna, company):
     _hold(_client(anna), first.pk)
     data = _client(anna).get(reverse("api_overview")).json()
     assert (data["waiting"], data["on_hold"]) == (2, 1)
+
+
+@pytest.mark.django_db
+def test_the_hold_key_is_in_the_queues_help_and_the_item_page_has_the_form(anna, company):
+    (item,) = _queue_of(company, 1)
+    client = _client(anna)
+    assert "<dt><kbd>h</kbd></dt>" in client.get(reverse("inbox") + "?" + QUEUE).content.decode()
+    page = client.get(reverse("item_detail", args=[item.pk])).content.decode()
+    assert 'id="hold-form"' in page and f'action="{reverse("item_hold", args=[item.pk])}"' in page
