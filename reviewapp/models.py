@@ -65,9 +65,9 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         condition = Q()
         for key in keys:
             if key == states.ON_HOLD:
-                condition |= Q(state_needs_answer=True) & active_holds()
+                condition |= Q(Q(state_needs_answer=True), active_holds())
             elif key == states.NEEDS_ANSWER:
-                condition |= Q(state_needs_answer=True) & ~active_holds()
+                condition |= Q(Q(state_needs_answer=True), ~active_holds())
             else:
                 condition |= Q(**{states.STATE_FIELDS[key]: True})
         return self.filter(condition)

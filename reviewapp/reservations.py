@@ -27,10 +27,10 @@ from django.db.models.functions import Now
 from django.http import QueryDict
 from django.utils import timezone
 
+from reviewapp import states
 from reviewapp.inbox.page import ListPage
 from reviewapp.inbox.query import ListQuery, filtered_items, parse_list_query
 from reviewapp.inbox.sorting import following
-from reviewapp import states
 from reviewapp.models import ClarificationEvent, IndexedItem, IndexedItemQuerySet, Reservation, active_holds
 
 DEFAULT_MINUTES: Final = 5

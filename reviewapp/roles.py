@@ -36,7 +36,15 @@ ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
     BOOKKEEPER: [*_VIEW, "answer_question", "add_itemnote"],
     # Support look after the work across customers, so they see who answered
     # how many; a lead bookkeeper is given "view_team_overview" in the admin.
-    SUPPORT: [*_VIEW, "add_itemnote", "view_raw_context", "use_preview", "view_goldencase", "view_all_companies", "view_team_overview"],
+    SUPPORT: [
+        *_VIEW,
+        "add_itemnote",
+        "view_raw_context",
+        "use_preview",
+        "view_goldencase",
+        "view_all_companies",
+        "view_team_overview",
+    ],
     QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase", "view_all_companies"],
 }
 

@@ -43,9 +43,7 @@ class HoldForm(forms.Form):
         if until <= holds.stockholm_today(self.now):
             raise forms.ValidationError(_("Choose a day after today."))
         if until > holds.latest_until(self.now):
-            raise forms.ValidationError(
-                _("Choose a day at most %(days)d days ahead.") % {"days": holds.MAX_DAYS}
-            )
+            raise forms.ValidationError(_("Choose a day at most %(days)d days ahead.") % {"days": holds.MAX_DAYS})
         return until
 
     def clean_note(self) -> str:

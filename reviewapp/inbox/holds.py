@@ -112,7 +112,7 @@ def put_hold(
                     until_at=midnight(until),
                     reason=reason,
                     note=note,
-                    by=user,
+                    by_id=user.pk,
                     created_at=now,
                 )
         except IntegrityError:
@@ -125,7 +125,7 @@ def release_hold(item: IndexedItem, user: AbstractBaseUser, now: dt.datetime | N
     if hold is None:
         return False
     released = Hold.objects.filter(pk=hold.pk, released_at__isnull=True).update(
-        released_at=now or timezone.now(), released_by=user
+        released_at=now or timezone.now(), released_by_id=user.pk
     )
     return released > 0
 
@@ -152,7 +152,12 @@ def hold_view(hold: Hold | None) -> dict[str, Any] | None:
     """An active hold as the item page shows it (None: none)."""
     if hold is None:
         return None
-    return {"until": hold.until, "by_name": person_name(hold.by), "reason_text": reason_label(hold.reason), "note": hold.note}
+    return {
+        "until": hold.until,
+        "by_name": person_name(hold.by),
+        "reason_text": reason_label(hold.reason),
+        "note": hold.note,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +193,8 @@ def hold_story(item: IndexedItem | None, item_id: uuid.UUID, now: dt.datetime | 
             HoldEvent(
                 hold.created_at,
                 "put",
-                _("Put on hold until %(until)s: %(reason)s") % {"until": until_text, "reason": reason_label(hold.reason)},
+                _("Put on hold until %(until)s: %(reason)s")
+                % {"until": until_text, "reason": reason_label(hold.reason)},
                 by=person_name(hold.by),
                 note=hold.note,
             )

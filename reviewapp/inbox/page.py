@@ -128,7 +128,9 @@ class Row:
         reason = getattr(item, "last_hold_reason", None) or ""
         until_at = getattr(item, "last_hold_until_at", None)
         released_by = getattr(item, "last_hold_released_by", None)
-        on_hold = bool(reason) and item.state_needs_answer and until_at > now and released_by is None
+        on_hold = (
+            bool(reason) and item.state_needs_answer and until_at is not None and until_at > now and released_by is None
+        )
         if not on_hold and (until_at is None or until_at > now or released_by is not None):
             reason = ""  # never held, released early, or ended another way: nothing to say in the list
         found = item.state_keys
@@ -349,11 +351,16 @@ def display_rows(
                 waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
-                hold_text="" if not row.hold_reason or row.on_hold else back_text % {"reason": reasons.get(row.hold_reason, row.hold_reason)},
+                hold_text=""
+                if not row.hold_reason or row.on_hold
+                else back_text % {"reason": reasons.get(row.hold_reason, row.hold_reason)},
                 row_class="inbox-row is-held" if held_by else "inbox-row",
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
-                matched=[*row_matches(item.id, item.search_fields, search), *note_matches(noted.get(item.id, []), search)]
+                matched=[
+                    *row_matches(item.id, item.search_fields, search),
+                    *note_matches(noted.get(item.id, []), search),
+                ]
                 if search
                 else [],
             )

@@ -122,7 +122,11 @@ def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
     items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text, by_note)
     if query.held_by is not None:
         items = items.filter(state_needs_answer=True).filter(
-            Exists(Hold.objects.filter(item_id=OuterRef("pk"), by_id=query.held_by, released_at__isnull=True, until_at__gt=Now()))
+            Exists(
+                Hold.objects.filter(
+                    item_id=OuterRef("pk"), by_id=query.held_by, released_at__isnull=True, until_at__gt=Now()
+                )
+            )
         )
     if query.question_type:
         # The open question's type or the answered one's (an item has one or

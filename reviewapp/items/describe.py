@@ -14,6 +14,8 @@ import clarifications
 from reviewapp import states
 from reviewapp.answers.log import app_answers
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, InboxItemQuerySet, Undecodable, WhatsappMessage
+from reviewapp.inbox import holds
+from reviewapp.items import notes
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import item_history
 from reviewapp.items.item_view import (
@@ -35,8 +37,6 @@ from reviewapp.items.labels import (
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
-from reviewapp.inbox import holds
-from reviewapp.items import notes
 from reviewapp.models import ClarificationEvent, IndexedItem
 from reviewapp.rendering_caps import (
     AGENT_VIEW_MAX_CHARS,

@@ -34,13 +34,13 @@ from reviewapp.answers.channel_context import answer_value
 from reviewapp.answers.inputs import READABLE, REPLACED, RESEND, UPLOAD
 from reviewapp.answers.log import answer_text
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
+from reviewapp.inbox import holds
+from reviewapp.items import notes
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change
 from reviewapp.items.item_view import AnswerChange, EventView
 from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
-from reviewapp.inbox import holds
-from reviewapp.items import notes
 from reviewapp.models import ClarificationEvent, IndexedItem
 from reviewapp.people import actor_name, person_name
 from reviewapp.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
@@ -200,7 +200,7 @@ def _team_event(event_type: str, label: str, at: dt.datetime, actor: str, detail
 
 
 def team_events(item_id: uuid.UUID) -> list[EventView]:
-    """What colleagues did in the app besides answering: notes (reviewapp.items.notes) and holds (reviewapp.inbox.holds)."""
+    """What colleagues did in the app besides answering: notes (items.notes) and holds (inbox.holds)."""
     found = []
     for note in notes.notes_of(item_id):
         label = _("Note (edited)") if note.edited_at else _("Note")

@@ -30,10 +30,12 @@ class NoteLocked(Exception):
     """The note is someone else's, or its edit window has passed."""
 
 
-def add_note(item_id: uuid.UUID, company_id: uuid.UUID, user: AbstractBaseUser, text: str, *, now: dt.datetime | None = None) -> ItemNote:
+def add_note(
+    item_id: uuid.UUID, company_id: uuid.UUID, user: AbstractBaseUser, text: str, *, now: dt.datetime | None = None
+) -> ItemNote:
     """A new note by ``user`` (``text`` already cleaned)."""
     return ItemNote.objects.create(
-        item_id=item_id, company_id=company_id, text=text, author=user, created_at=now or timezone.now()
+        item_id=item_id, company_id=company_id, text=text, author_id=user.pk, created_at=now or timezone.now()
     )
 
 
@@ -75,7 +77,7 @@ def note_json(note: ItemNote) -> dict[str, Any]:
 
 
 def items_with_note_text(text: str) -> list[uuid.UUID]:
-    """The items with a note holding every word of ``text`` (as the list's search reads words), at most ``SEARCH_LIMIT``.
+    """The items with a note holding every word of ``text`` (as the list searches), at most ``SEARCH_LIMIT``.
 
     Read first, as a short list of ids, so the list's own search keeps its
     trigram index and adds these ids beside it.

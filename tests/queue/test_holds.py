@@ -200,7 +200,8 @@ def test_anyone_who_sees_it_can_release_a_hold_early(anna, bea, company):
     )
     assert response.status_code == 302
     page = _client(anna).get(reverse("item_detail", args=[first.pk])).content.decode()
-    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    assert "&lt;b&gt;x&lt;/b&gt;" in page
+    assert "<b>x</b>" not in page
     assert _queue_ids(_client(anna)) == [str(second.pk)]
 
 
@@ -212,12 +213,14 @@ def test_the_item_page_form_shows_errors_under_its_fields(anna, company):
     )
     assert response.status_code == 200
     body = response.content.decode()
-    assert 'id="team"' in body and "Choose a day after today." in body and "<html" not in body
+    assert 'id="team"' in body
+    assert "Choose a day after today." in body
+    assert "<html" not in body
 
 
 @pytest.mark.django_db
 def test_a_late_chat_answer_ends_the_hold_and_the_history_says_why(anna, company):
-    first, second = _queue_of(company, 2)
+    first, _second = _queue_of(company, 2)
     assert _hold(_client(anna), first.pk).status_code == 200
     raw_update_context(first.pk, note("svar i chatten"))
     sync.poll()
@@ -288,4 +291,5 @@ def test_the_hold_key_is_in_the_queues_help_and_the_item_page_has_the_form(anna,
     client = _client(anna)
     assert "<dt><kbd>h</kbd></dt>" in client.get(reverse("inbox") + "?" + QUEUE).content.decode()
     page = client.get(reverse("item_detail", args=[item.pk])).content.decode()
-    assert 'id="hold-form"' in page and f'action="{reverse("item_hold", args=[item.pk])}"' in page
+    assert 'id="hold-form"' in page
+    assert f'action="{reverse("item_hold", args=[item.pk])}"' in page
