@@ -88,8 +88,7 @@ def put_hold(
     """Put ``item`` on hold for ``user`` until ``until`` (already validated); raises ``HoldRefused``.
 
     Only a question waiting in the app can be held. An unreleased hold that
-    is no longer active (it ran out, or the question stopped waiting) is
-    closed first; an active one is a conflict, whoever holds it, so two
+    ran out is closed first; an open one is a conflict, whoever holds it, so two
     bookkeepers putting a hold at once get exactly one (the database's
     one-open-hold-per-item constraint decides the race).
     """
@@ -102,7 +101,9 @@ def put_hold(
             raise HoldRefused(
                 "already_held", _("%(name)s already put this item on hold.") % {"name": person_name(current.by)}
             )
-        Hold.objects.filter(item_id=item.pk, released_at__isnull=True).update(released_at=now)
+        # Only holds that ran out are closed here: closing any open one would
+        # silently end a hold a colleague committed a moment ago.
+        Hold.objects.filter(item_id=item.pk, released_at__isnull=True, until_at__lte=now).update(released_at=now)
         try:
             with transaction.atomic():
                 return Hold.objects.create(

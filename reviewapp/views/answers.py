@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
@@ -30,6 +31,7 @@ from reviewapp.answers.writing import AnswerConflict, answer_question
 from reviewapp.api_auth import api_view, json_error, json_response
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.htmx import AuthenticatedHttpRequest, redirect_htmx, render_htmx
+from reviewapp.views import holds
 from reviewapp.visible import get_visible_item_or_404
 
 PAGE = "items/answer.html"
@@ -47,7 +49,10 @@ def _list_query(raw: str) -> str:
 
 
 def _panel(request: AuthenticatedHttpRequest, panel: AnswerPanel) -> HttpResponse:
-    context = {"item": panel.item, "answer_panel": panel}
+    context: dict[str, Any] = {"item": panel.item, "answer_panel": panel}
+    if not request.htmx:
+        # The page of its own also lets a bookkeeper put the question on hold or leave a note.
+        context.update(holds.team_context(holds.team_row(panel.item.pk)))
     status = 409 if panel.mode == "conflict" else 200
     return render_htmx(request, PAGE, context, partial="answer_panel", status=status)
 

@@ -106,6 +106,21 @@ def api_item_note(request: AuthenticatedHttpRequest, item_id: uuid.UUID, note_id
 # --- The item page's forms ---------------------------------------------------
 
 
+def team_row(item_id: uuid.UUID) -> IndexedItem | None:
+    """The item's read-model row with what the panel needs (None before sync_index reached it)."""
+    return IndexedItem.objects.only("id", "company_id", "state_needs_answer").filter(pk=item_id).first()
+
+
+def team_context(indexed: IndexedItem | None) -> dict[str, Any]:
+    """What the item and answer pages need for their *On hold and notes* panel (``items/_team.html``)."""
+    return {
+        "indexed": indexed,
+        "hold": holds.hold_view(holds.active_hold(indexed)) if indexed is not None else None,
+        "hold_form": HoldForm(),
+        "note_form": NoteForm(),
+    }
+
+
 def _form_page(request: AuthenticatedHttpRequest, item: IndexedItem, **forms: Any) -> HttpResponse:
     """The form again with its errors under the fields (the item page's panel, or alone without JavaScript)."""
     context = {

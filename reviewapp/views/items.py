@@ -28,15 +28,13 @@ from reviewapp.answers.log import app_answers
 from reviewapp.answers.view_models.panel import answer_panel
 from reviewapp.api_auth import api_view, json_response
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem
-from reviewapp.forms.holds import HoldForm, NoteForm
 from reviewapp.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
-from reviewapp.inbox import holds
 from reviewapp.inbox.sorting import POSITION_FIELDS, neighbours
 from reviewapp.items.describe import describe_item, item_json, page_queryset, shown_receipt_kind
 from reviewapp.items.history import HISTORY_LIMIT
 from reviewapp.items.transcript import FULL_PERMISSION, TRANSCRIPT_LIMIT
 from reviewapp.models import IndexedItem
-from reviewapp.views import raw
+from reviewapp.views import holds, raw
 from reviewapp.visible import get_visible_item_or_404
 
 # Chrome draws an inline PDF through an internal <embed>, which the site-wide
@@ -59,6 +57,7 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
+    # With what the hold panel needs (reviewapp.views.holds.team_context).
     indexed = IndexedItem.objects.only(*POSITION_FIELDS, "state_needs_answer", "company_id").filter(pk=item.pk).first()
     prev_item, next_item = neighbours(indexed, request.GET, request.user) if indexed is not None else (None, None)
     log = app_answers(item.pk)
@@ -79,10 +78,7 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
         # The answer form under the open question.
         "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links, log=log),
         # On hold and notes (reviewapp.views.holds).
-        "indexed": indexed,
-        "hold": holds.hold_view(holds.active_hold(indexed)) if indexed is not None else None,
-        "hold_form": HoldForm(),
-        "note_form": NoteForm(),
+        **holds.team_context(indexed),
     }
     return render(request, "items/detail.html", context)
 

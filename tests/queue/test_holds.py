@@ -293,3 +293,10 @@ def test_the_hold_key_is_in_the_queues_help_and_the_item_page_has_the_form(anna,
     page = client.get(reverse("item_detail", args=[item.pk])).content.decode()
     assert 'id="hold-form"' in page
     assert f'action="{reverse("item_hold", args=[item.pk])}"' in page
+
+
+@pytest.mark.django_db
+def test_the_answer_page_offers_the_hold_too(anna, company):
+    (item,) = _queue_of(company, 1)
+    page = _client(anna).get(reverse("item_answer", args=[item.pk])).content.decode()
+    assert f'action="{reverse("item_hold", args=[item.pk])}"' in page
