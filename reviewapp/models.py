@@ -25,7 +25,8 @@ from typing import Any, Final
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DatabaseError, connections, models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -55,15 +56,29 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
     """
 
     def in_states(self, *keys: str) -> IndexedItemQuerySet:
-        """Items in any of these states (the list's ticked states combine with OR); no keys: every item."""
+        """Items in any of these states (the list's ticked states combine with OR); no keys: every item.
+
+        ``needs_answer`` leaves out items on hold, which ``on_hold`` lists
+        (``reviewapp.inbox.holds``): the read model's column says the question
+        waits in the app, the hold table whether someone parked it.
+        """
         condition = Q()
         for key in keys:
-            condition |= Q(**{states.STATE_FIELDS[key]: True})
+            if key == states.ON_HOLD:
+                condition |= Q(Q(state_needs_answer=True), active_holds())
+            elif key == states.NEEDS_ANSWER:
+                condition |= Q(Q(state_needs_answer=True), ~active_holds())
+            else:
+                condition |= Q(**{states.STATE_FIELDS[key]: True})
         return self.filter(condition)
 
     def needs_answer(self) -> IndexedItemQuerySet:
-        """Items whose question waits for an answer in the app: the bookkeeper's queue."""
-        return self.filter(state_needs_answer=True)
+        """Items whose question waits for an answer in the app and is not on hold: the bookkeeper's queue."""
+        return self.in_states(states.NEEDS_ANSWER)
+
+    def on_hold(self) -> IndexedItemQuerySet:
+        """Items whose question waits in the app but someone put it on hold until a later date."""
+        return self.in_states(states.ON_HOLD)
 
     def for_companies(self, ids: Collection[uuid.UUID] | None) -> IndexedItemQuerySet:
         """Items of these companies; None: of every company."""
@@ -73,7 +88,7 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         """The items ``user`` may see (``reviewapp.core.access``)."""
         return self.for_companies(access.company_ids(user))
 
-    def search(self, text: str) -> IndexedItemQuerySet:
+    def search(self, text: str, also_ids: Collection[uuid.UUID] = ()) -> IndexedItemQuerySet:
         """Items with every word of ``text`` in ``search_text``, or whose id starts with ``text``.
 
         ``search_text`` is stored lower-cased (``states.search_text_of``), so a
@@ -86,7 +101,15 @@ class IndexedItemQuerySet(models.QuerySet["IndexedItem"]):
         id_range = _id_prefix_range(text.lower())
         if id_range is not None:
             condition |= Q(id__gte=id_range[0], id__lte=id_range[1])
+        if also_ids:
+            # Items found elsewhere (their colleagues' notes, reviewapp.items.notes): a short id list beside the index.
+            condition |= Q(id__in=list(also_ids))
         return self.filter(condition)
+
+
+def active_holds() -> Exists:
+    """An unreleased hold on the row's item that has not run out (Now(): the database's clock)."""
+    return Exists(Hold.objects.filter(item_id=OuterRef("pk"), released_at__isnull=True, until_at__gt=Now()))
 
 
 class IndexedItem(models.Model):
@@ -617,3 +640,74 @@ class KnownLoginAddress(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.digest[:12]}…"
+
+
+class Hold(models.Model):
+    """A bookkeeper put an item's question on hold until a date (``reviewapp.inbox.holds``).
+
+    A hold is active while it is not released, its ``until_at`` (Stockholm
+    midnight of ``until``) is in the future and the item still needs an
+    answer in the app; the queue, ``n`` and ``/next/`` skip active holds. The
+    rows are kept after a hold ends: the item's history tells its story.
+    Nothing of it is written to accounted's tables.
+    """
+
+    class Reason(models.TextChoices):
+        CALLED = "called", _("Called the customer")
+        EMAILED = "emailed", _("E-mailed the customer")
+        COLLEAGUE = "colleague", _("Waiting for a colleague")
+        OTHER = "other", _("Other")
+
+    # accounted's item and company (another database: no foreign key).
+    item_id = models.UUIDField()
+    company_id = models.UUIDField()
+    until = models.DateField()
+    until_at = models.DateTimeField()
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    note = models.TextField(default="", blank=True)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    # Set when someone released it early, or when a new hold replaced one that had run out.
+    released_at = models.DateTimeField(null=True, blank=True)
+    released_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("hold")
+        verbose_name_plural = _("holds")
+        constraints = [
+            # At most one unreleased hold per item: two bookkeepers putting
+            # one at the same moment get exactly one (the other a conflict).
+            models.UniqueConstraint(
+                fields=["item_id"], condition=models.Q(released_at__isnull=True), name="hold_one_open_per_item"
+            ),
+        ]
+        indexes = [models.Index(fields=["item_id", "created_at"], name="hold_item_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.item_id} on hold until {self.until}"
+
+
+class ItemNote(models.Model):
+    """A note a colleague left on an item (``reviewapp.items.notes``): plain text, kept for good.
+
+    Its author may edit it for ``reviewapp.items.notes.EDIT_WINDOW`` after
+    writing it; after that it is never changed or removed, only followed by
+    another. Only in the review database.
+    """
+
+    item_id = models.UUIDField()
+    company_id = models.UUIDField()
+    text = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    edited_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("note")
+        verbose_name_plural = _("notes")
+        indexes = [models.Index(fields=["item_id", "created_at"], name="note_item_idx")]
+
+    def __str__(self) -> str:
+        return f"note {self.pk} on {self.item_id}"

@@ -2,7 +2,20 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from reviewapp.web.views import accounts, answers, bulk, golden, health, inbox, items, overview, preview, raw, tokens
+from reviewapp.web.views import (
+    accounts,
+    answers,
+    bulk,
+    golden,
+    health,
+    holds,
+    inbox,
+    items,
+    overview,
+    preview,
+    raw,
+    tokens,
+)
 
 # The admin's login keeps a throttled client's place in the queue like ours (before admin.site.urls reads it).
 admin.site.login = accounts.with_login_ticket(admin.site.login)  # type: ignore[method-assign]
@@ -15,6 +28,9 @@ urlpatterns = [
     path("items/<uuid:item_id>/raw/<str:column>/", raw.item_raw, name="item_raw"),
     path("items/<uuid:item_id>/answer/", answers.item_answer, name="item_answer"),
     path("items/<uuid:item_id>/answer/preview/", answers.item_answer_preview, name="item_answer_preview"),
+    path("items/<uuid:item_id>/hold/", holds.item_hold, name="item_hold"),
+    path("items/<uuid:item_id>/hold/release/", holds.item_hold_release, name="item_hold_release"),
+    path("items/<uuid:item_id>/notes/", holds.item_note_add, name="item_note_add"),
     path("answers/bulk/", bulk.bulk_answer, name="answers_bulk"),
     path("overview/", overview.overview_page, name="overview"),
     path("preview/", preview.preview_page, name="preview"),
@@ -28,6 +44,9 @@ urlpatterns = [
     path("api/items", inbox.api_item_list, name="api_items"),
     path("api/items/<uuid:item_id>", items.api_item_detail, name="api_item"),
     path("api/items/<uuid:item_id>/answer", answers.api_item_answer, name="api_item_answer"),
+    path("api/items/<uuid:item_id>/hold", holds.api_item_hold, name="api_item_hold"),
+    path("api/items/<uuid:item_id>/notes", holds.api_item_notes, name="api_item_notes"),
+    path("api/items/<uuid:item_id>/notes/<int:note_id>", holds.api_item_note, name="api_item_note"),
     path("api/answers", bulk.api_answers, name="api_answers"),
     path("api/preview", preview.api_preview, name="api_preview"),
     path("api/overview", overview.api_overview, name="api_overview"),

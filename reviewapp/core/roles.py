@@ -33,10 +33,18 @@ _VIEW = ["view_indexeditem", "view_clarificationevent"]
 # Bookkeepers see the client companies assigned to them (CompanyAssignment,
 # in the admin); Support and QA work across every customer.
 ROLE_PERMISSIONS: Final[dict[str, list[str]]] = {
-    BOOKKEEPER: [*_VIEW, "answer_question"],
+    BOOKKEEPER: [*_VIEW, "answer_question", "add_itemnote"],
     # Support look after the work across customers, so they see who answered
     # how many; a lead bookkeeper is given "view_team_overview" in the admin.
-    SUPPORT: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "view_all_companies", "view_team_overview"],
+    SUPPORT: [
+        *_VIEW,
+        "add_itemnote",
+        "view_raw_context",
+        "use_preview",
+        "view_goldencase",
+        "view_all_companies",
+        "view_team_overview",
+    ],
     QA: [*_VIEW, "view_raw_context", "use_preview", "view_goldencase", "add_goldencase", "view_all_companies"],
 }
 
@@ -47,6 +55,7 @@ VIEW_RAW: Final = "reviewapp.view_raw_context"
 PREVIEW: Final = "reviewapp.use_preview"
 SAVE_GOLDEN: Final = "reviewapp.add_goldencase"
 VIEW_TEAM_OVERVIEW: Final = "reviewapp.view_team_overview"
+ADD_NOTE: Final = "reviewapp.add_itemnote"
 
 
 def role_labels(user: object) -> list[str]:

@@ -48,6 +48,11 @@ STATE_KEYS: Final = (
     MALFORMED,
 )
 STATE_FIELDS: Final = {key: f"state_{key}" for key in STATE_KEYS}
+# Not a column of the read model: a question waiting in the app that a
+# bookkeeper put on hold (reviewapp.inbox.holds). The list offers it beside
+# the states, right after the queue, and takes those items out of NEEDS_ANSWER.
+ON_HOLD: Final = "on_hold"
+LIST_STATE_KEYS: Final = (NEEDS_ANSWER, ON_HOLD, *STATE_KEYS[1:])
 
 QUESTION_TYPES: Final = ("representation", "context", "resend")
 
@@ -63,6 +68,7 @@ STATE_LABELS: Final[dict[str, Promise]] = {
     MALFORMED: _("Malformed"),
     BOOKED: _("Booked"),
     ANSWER_REPLACED: _("App answer replaced"),
+    ON_HOLD: _("On hold"),
 }
 
 QUESTION_TYPE_LABELS: Final[dict[str, Promise]] = {

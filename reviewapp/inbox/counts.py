@@ -7,10 +7,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from django.db import connection, transaction
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.utils.translation import gettext_lazy as _
 
 from reviewapp.core import states
 from reviewapp.inbox.query import ListQuery, filtered_items
+from reviewapp.models import active_holds
 
 # Free-text and date-range filters are counted row by row, and only up to
 # this many: past it a number reads "10 000+". Counting every match of a
@@ -49,12 +51,49 @@ class Counts:
 
 def _is_structured(query: ListQuery) -> bool:
     """Only filters the tally knows (states, question type, company)."""
-    return not (query.text or query.received_from or query.received_to or query.unread_only)
+    return not (
+        query.text or query.received_from or query.received_to or query.unread_only or query.held_by is not None
+    )
+
+
+# The bit the tally never sets: "on hold" is not a column (reviewapp.inbox.holds).
+_ON_HOLD_BIT: Final = 1 << len(states.STATE_KEYS)
 
 
 def state_bits(keys: Iterable[str]) -> int:
-    # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0002).
-    return sum(1 << states.STATE_KEYS.index(key) for key in keys)
+    # Bit i is STATE_KEYS[i], as in the tally's triggers (migration 0002); on hold is the bit after them.
+    return sum(_ON_HOLD_BIT if key == states.ON_HOLD else 1 << states.STATE_KEYS.index(key) for key in keys)
+
+
+def _tallied(mask: int, ticked: int, sign: int, total: list[int], facets: dict[str, int]) -> None:
+    """Add (``sign`` 1) or take away (-1) one item of state set ``mask`` to the counts, as the tally's SQL does."""
+    if not ticked or mask & ticked:
+        total[0] += sign
+    for key in states.LIST_STATE_KEYS:
+        bit = state_bits([key])
+        if mask & bit and not mask & (ticked & ~bit):
+            facets[key] += sign
+
+
+def _with_holds(counts: Counts, query: ListQuery) -> Counts:
+    """The tally's counts with the items on hold moved from "needs answer" to "on hold".
+
+    The tally knows only the read model's columns, in which a held item still
+    needs an answer. The held items are few (a bookkeeper's handful), so
+    each is taken out as the tally counted it and put back as the list
+    filters it: exact, and one small query.
+    """
+    held = filtered_items(replace(query, states=(states.ON_HOLD,)))
+    fields = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
+    ticked = state_bits(query.states)
+    need = state_bits([states.NEEDS_ANSWER])
+    total = [counts.total]
+    facets = dict(counts.facets)
+    for row in held.values_list(*fields):
+        mask = state_bits(key for key, value in zip(states.STATE_KEYS, row, strict=True) if value)
+        _tallied(mask, ticked, -1, total, facets)
+        _tallied((mask & ~need) | _ON_HOLD_BIT, ticked, 1, total, facets)
+    return replace(counts, total=total[0], facets=facets)
 
 
 def tally_counts(query: ListQuery) -> Counts:
@@ -84,11 +123,12 @@ def tally_counts(query: ListQuery) -> Counts:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
-    return Counts(total=int(row[0]), facets={key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)})
+    facets = {key: int(n) for key, n in zip(states.STATE_KEYS, row[1:], strict=True)}
+    return _with_holds(Counts(total=int(row[0]), facets={**facets, states.ON_HOLD: 0}), query)
 
 
 def _any_of(columns: Iterable[str]) -> str:
-    return " OR ".join(f"capped.{column}" for column in columns) or "FALSE"
+    return " OR ".join(columns) or "FALSE"
 
 
 def _capped_counts(query: ListQuery) -> Counts:
@@ -101,14 +141,20 @@ def _capped_counts(query: ListQuery) -> Counts:
     each state to the cap separately would repeat the search once per state.)
     """
     fields = [states.STATE_FIELDS[key] for key in states.STATE_KEYS]
-    scope = filtered_items(replace(query, states=()))
-    sql, params = scope.values(*fields)[: COUNT_CAP + 1].query.sql_with_params()
-    ticked = [states.STATE_FIELDS[key] for key in query.states]
+    # Whether a row is on hold, beside its columns: "needs answer" leaves it out, "on hold" counts it.
+    scope = filtered_items(replace(query, states=())).annotate(
+        held=ExpressionWrapper(Q(state_needs_answer=True) & active_holds(), output_field=BooleanField())
+    )
+    sql, params = scope.values(*fields, "held")[: COUNT_CAP + 1].query.sql_with_params()
+    column = {key: f"capped.{states.STATE_FIELDS[key]}" for key in states.STATE_KEYS}
+    column[states.NEEDS_ANSWER] = "(capped.state_needs_answer AND NOT capped.held)"
+    column[states.ON_HOLD] = "capped.held"
+    ticked = [column[key] for key in query.states]
     shown = f"COUNT(*) FILTER (WHERE {_any_of(ticked)})" if ticked else "COUNT(*)"
     selects = ["COUNT(*)", shown]
-    for field in fields:
-        others = [f for f in ticked if f != field]
-        selects.append(f"COUNT(*) FILTER (WHERE capped.{field} AND NOT ({_any_of(others)}))")
+    for key in states.LIST_STATE_KEYS:
+        others = [column[k] for k in query.states if k != key]
+        selects.append(f"COUNT(*) FILTER (WHERE {column[key]} AND NOT ({_any_of(others)}))")
     count_sql = f"SELECT {', '.join(selects)} FROM ({sql}) AS capped"  # noqa: S608 - SQL compiled by Django
     # For a common word PostgreSQL likes a sequential scan that stops at the
     # cap; when its guess of the match rate is wrong (fewer matches than the
@@ -128,7 +174,7 @@ def _capped_counts(query: ListQuery) -> Counts:
     scanned = int(row[0])
     return Counts(
         total=int(row[1]),
-        facets={key: int(n or 0) for key, n in zip(states.STATE_KEYS, row[2:], strict=True)},
+        facets={key: int(n or 0) for key, n in zip(states.LIST_STATE_KEYS, row[2:], strict=True)},
         limit=COUNT_CAP,
         exact=scanned <= COUNT_CAP,
     )
@@ -144,7 +190,7 @@ def facet_counts(query: ListQuery) -> Counts:
     """
     if query.company_ids is not None and not query.company_ids:
         # A user assigned no company sees nothing, and nothing is counted.
-        return Counts(total=0, facets=dict.fromkeys(states.STATE_KEYS, 0))
+        return Counts(total=0, facets=dict.fromkeys(states.LIST_STATE_KEYS, 0))
     if not _is_structured(query):
         return _capped_counts(query)
     return tally_counts(query)

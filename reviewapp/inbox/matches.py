@@ -32,6 +32,8 @@ from django.utils.translation import gettext_lazy as _
 from reviewapp.core import states
 
 ITEM_ID: Final = "id"
+# A colleague's note in the app (reviewapp.items.notes): not in the read model, looked up per page.
+TEAM_NOTE: Final = "team_note"
 
 FIELD_LABELS: Final[dict[str, Promise]] = {
     states.SUPPLIER: _("Supplier"),
@@ -43,6 +45,7 @@ FIELD_LABELS: Final[dict[str, Promise]] = {
     states.PARTICIPANT: _("Participant"),
     states.PARTICIPANT_COMPANY: _("Participant's company"),
     ITEM_ID: _("Item id"),
+    TEAM_NOTE: _("Team note"),
 }
 
 #: How much of a long text is shown around its first match.
@@ -187,4 +190,15 @@ def row_matches(item_id: uuid.UUID, search_fields: Any, query: str) -> list[Matc
         if spans:
             label = FIELD_LABELS.get(key)
             found.append(Match(key, str(label) if label is not None else key, marked(text, spans)))
+    return found
+
+
+def note_matches(texts: Iterable[str], query: str) -> list[Match]:
+    """Colleagues' notes that hold a word of ``query``, as matches (at most ``MAX_FIELDS``)."""
+    words = list(dict.fromkeys(query.lower().split()))
+    found: list[Match] = []
+    for text in texts:
+        spans = _spans(text, words) if words else []
+        if spans and len(found) < MAX_FIELDS:
+            found.append(Match(TEAM_NOTE, str(FIELD_LABELS[TEAM_NOTE]), marked(text, spans)))
     return found

@@ -30,10 +30,11 @@ from reviewapp.core import states
 from reviewapp.core.dates import local_time
 from reviewapp.core.people import person_name_sql
 from reviewapp.inbox.counts import Counts, facet_counts
-from reviewapp.inbox.matches import Match, row_matches
+from reviewapp.inbox.matches import Match, note_matches, row_matches
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
-from reviewapp.models import IndexedItem, Reservation
+from reviewapp.items import notes
+from reviewapp.models import Hold, IndexedItem, Reservation
 
 # Stands in for an item's id in the one reverse() a page makes for its row links.
 _NO_ID: Final = uuid.UUID(int=0)
@@ -119,15 +120,31 @@ class Row:
     # Who is answering it now (an unexpired ``Reservation``, see reviewapp.inbox.reservations).
     holder_id: int | None = None
     holder_name: str = ""
+    # Its last hold (reviewapp.inbox.holds): the reason, and whether it is still on (else it ran out: "back").
+    hold_reason: str = ""
+    on_hold: bool = False
 
     @classmethod
     def of(cls, item: IndexedItem, now: dt.datetime) -> Row:
+        reason = getattr(item, "last_hold_reason", None) or ""
+        until_at = getattr(item, "last_hold_until_at", None)
+        released_by = getattr(item, "last_hold_released_by", None)
+        on_hold = (
+            bool(reason) and item.state_needs_answer and until_at is not None and until_at > now and released_by is None
+        )
+        if not on_hold and (until_at is None or until_at > now or released_by is not None):
+            reason = ""  # never held, released early, or ended another way: nothing to say in the list
+        found = item.state_keys
+        if on_hold:
+            found = tuple(states.ON_HOLD if key == states.NEEDS_ANSWER else key for key in found)
         return cls(
             item=item,
-            states=item.state_keys,
+            states=found,
             open_question=open_question_of(item, now),
             holder_id=getattr(item, "held_by_id", None),
             holder_name=getattr(item, "held_by_name", None) or "",
+            hold_reason=reason,
+            on_hold=on_hold,
         )
 
     @property
@@ -162,6 +179,7 @@ class RowDisplay:
     held_by: str  # "You are answering", "anna is answering", or ""
     row_class: str  # "inbox-row", with " is-held" while someone is answering it
     item_id: str = ""
+    hold_text: str = ""  # "Back from hold: Called the customer", or ""
     # Its question waits in the app and is one a bulk answer settles (context, resend): the row can be ticked.
     tickable: bool = False
     # Why the row matched the search (inbox.matches): empty without one.
@@ -286,12 +304,17 @@ def display_rows(
     you = _("You are answering")
     left_text = _("%(left)s left")
     answering_text = _("%(name)s is answering")
+    back_text = _("Back from hold: %(reason)s")
+    reasons = {value: str(label) for value, label in Hold.Reason.choices}
     amount = AmountFormat()
     units = page_time_strings()
     zone = timezone.get_current_timezone()
     # reverse() once: each row's URL differs only by the id in it.
     prefix, _placeholder, suffix = reverse("item_detail", args=[_NO_ID]).partition(str(_NO_ID))
     suffix += "?" + link_query if link_query else ""
+    rows = list(rows)
+    # Items found by a colleague's note say so too (the notes are not in the read model's search fields).
+    noted = notes.matching_notes([row.item.id for row in rows], search) if search else {}
     shown = []
     for row in rows:
         item = row.item
@@ -331,10 +354,18 @@ def display_rows(
                 waiting_iso="" if waiting_since is None else waiting_since.isoformat(),
                 waiting="" if waiting_since is None else timesince(waiting_since, now, time_strings=units),
                 held_by=held_by,
+                hold_text=""
+                if not row.hold_reason or row.on_hold
+                else back_text % {"reason": reasons.get(row.hold_reason, row.hold_reason)},
                 row_class="inbox-row is-held" if held_by else "inbox-row",
                 item_id=item_id,
                 tickable=question is not None and question.owner == "app" and question.type in BULK_TYPES,
-                matched=row_matches(item.id, item.search_fields, search) if search else [],
+                matched=[
+                    *row_matches(item.id, item.search_fields, search),
+                    *note_matches(noted.get(item.id, []), search),
+                ]
+                if search
+                else [],
                 unread=item.extraction_skipped,
             )
         )
@@ -397,9 +428,13 @@ def page_rows(query: ListQuery, number: int) -> QuerySet[IndexedItem]:
     if not query.text:
         # Only a searched page says where its rows matched (inbox.matches).
         rows = rows.defer("search_fields")
+    last_hold = Hold.objects.filter(item_id=OuterRef("pk")).order_by("-created_at", "-pk")
     rows = rows.annotate(
         held_by_id=Subquery(live.values("user_id")[:1]),
         held_by_name=Subquery(live.annotate(name=person_name_sql("user__")).values("name")[:1]),
+        last_hold_reason=Subquery(last_hold.values("reason")[:1]),
+        last_hold_until_at=Subquery(last_hold.values("until_at")[:1]),
+        last_hold_released_by=Subquery(last_hold.values("released_by_id")[:1]),
     )
     return ordered(rows, query.sort)
 

@@ -7,13 +7,15 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Final
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from reviewapp.bookkeeping.models import InboxItem
 from reviewapp.core import states
 from reviewapp.inbox import lookup
-from reviewapp.models import IndexedItem, IndexedItemQuerySet
+from reviewapp.items import notes
+from reviewapp.models import Hold, IndexedItem, IndexedItemQuerySet
 
 # Sort keys as they appear in URLs.
 SORT_RECEIVED: Final = "received"  # newest received first (the default)
@@ -51,6 +53,8 @@ class ListQuery:
     sort: str = SORT_RECEIVED
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
+    # "Held by me": only the items this user put on hold (reviewapp.inbox.holds).
+    held_by: int | None = None
 
     @property
     def is_queue(self) -> bool:
@@ -125,7 +129,16 @@ def _start_of_day(day: dt.date, *, days_later: int = 0) -> dt.datetime | None:
 
 def filtered_items(query: ListQuery) -> IndexedItemQuerySet:
     """The items matching ``query``'s filters, unordered and unpaged."""
-    items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text)
+    by_note = notes.items_with_note_text(query.text) if query.text else []
+    items = IndexedItem.objects.for_companies(query.company_ids).in_states(*query.states).search(query.text, by_note)
+    if query.held_by is not None:
+        items = items.filter(state_needs_answer=True).filter(
+            Exists(
+                Hold.objects.filter(
+                    item_id=OuterRef("pk"), by_id=query.held_by, released_at__isnull=True, until_at__gt=Now()
+                )
+            )
+        )
     if query.question_type:
         # The open question's type or the answered one's (an item has one or
         # the other): with "Answered" ticked, answered items of that type.

@@ -22,14 +22,15 @@ from zoneinfo import ZoneInfo
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.db.models.functions import Now
 from django.utils import timezone
 
+from reviewapp.core import states
 from reviewapp.inbox.page import ListPage
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import following
-from reviewapp.models import ClarificationEvent, IndexedItem, IndexedItemQuerySet, Reservation
+from reviewapp.models import ClarificationEvent, IndexedItem, IndexedItemQuerySet, Reservation, active_holds
 
 DEFAULT_MINUTES: Final = 5
 # Expired rows are harmless (every read ignores them) but are swept once
@@ -119,7 +120,11 @@ def next_in_queue(
 
 
 def _free(query: ListQuery, user: AbstractBaseUser) -> IndexedItemQuerySet:
-    return filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
+    items = filtered_items(query).exclude(pk__in=_held_by_others(user).values("item_id"))
+    if states.ON_HOLD not in query.states:
+        # A question on hold is skipped by "next" whatever the list, unless the list is of held ones.
+        items = items.exclude(Q(state_needs_answer=True) & active_holds())
+    return items
 
 
 def first_free(page: ListPage, user: AbstractBaseUser) -> IndexedItem | None:

@@ -29,6 +29,8 @@ from reviewapp.core.rendering_caps import (
     capped_json,
 )
 from reviewapp.core.stored_json import Undecodable
+from reviewapp.inbox import holds
+from reviewapp.items import notes
 from reviewapp.items.caps import Cuts, shrink_json, with_cuts
 from reviewapp.items.history import chat_ask, corrections, item_history
 from reviewapp.items.item_view import (
@@ -50,7 +52,7 @@ from reviewapp.items.labels import (
 from reviewapp.items.links import ItemLinks, item_links
 from reviewapp.items.raw_answers import raw_pieces
 from reviewapp.items.transcript import MessageView, item_transcript, photo_wamid
-from reviewapp.models import ClarificationEvent
+from reviewapp.models import ClarificationEvent, IndexedItem
 
 
 def _text(value: object) -> str | None:
@@ -490,6 +492,7 @@ def item_json(
     "original_chars": n, "download": url}``.
     """
     view = describe_item(item, full_conversation=full_conversation, user=user)
+    indexed = IndexedItem.objects.filter(pk=item.pk).first()
     header = view.header or _header(item, item.document)
     view_json = view.to_json(include_raw_context=include_raw_context)
     cut: dict[str, int] = {
@@ -517,6 +520,10 @@ def item_json(
             "currency": header.currency,
             "invoice_date": header.invoice_date,
             **view_json,
+            # The team's own: an active hold (null when none) and colleagues' notes, oldest first
+            # ("notes" is taken: the library's notes line for the agent).
+            "hold": holds.hold_json(holds.active_hold(indexed) if indexed is not None else None),
+            "team_notes": [notes.note_json(note) for note in notes.notes_of(item.pk)],
         },
         cut,
     )

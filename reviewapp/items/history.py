@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import uuid
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -33,14 +34,16 @@ from reviewapp.answers.inputs import CONTEXT, READABLE, REPLACED, REPRESENTATION
 from reviewapp.answers.log import answer_text
 from reviewapp.bookkeeping.models import InboxItem, ProcessingHistory
 from reviewapp.core import states
-from reviewapp.core.people import actor_name
+from reviewapp.core.people import actor_name, person_name
 from reviewapp.core.rendering_caps import CHANGE_LINES_MAX_CHARS, HISTORY_MAX_CHARS, SHORT_TEXT_MAX_CHARS, TextBudget
+from reviewapp.inbox import holds
+from reviewapp.items import notes
 from reviewapp.items.caps import CHANGED_KEYS_MAX, Cuts
 from reviewapp.items.changes import answer_change, lines_of
 from reviewapp.items.item_view import AnswerChange, CorrectionView, EventView
 from reviewapp.items.labels import channel_label, event_label
 from reviewapp.items.transcript import MessageView
-from reviewapp.models import ClarificationEvent
+from reviewapp.models import ClarificationEvent, IndexedItem
 
 #: The most recent entries shown; an item's history is short, a runaway writer's is not.
 HISTORY_LIMIT: Final = 200
@@ -261,6 +264,39 @@ def app_event(event: ClarificationEvent) -> EventView:
     )
 
 
+NOTE_ADDED: Final = "NoteAdded"
+HOLD_EVENT: Final = "Hold"
+
+
+def _team_event(event_type: str, label: str, at: dt.datetime, actor: str, detail: str) -> EventView:
+    return EventView(
+        event_type=event_type,
+        label=label,
+        question_type="",
+        question_label="",
+        occurred_at=at,
+        actor=actor,
+        actor_type="review_user" if actor else "",
+        channel="",
+        channel_label="",
+        change=None,
+        source=APP,
+        detail=detail,
+    )
+
+
+def team_events(item_id: uuid.UUID) -> list[EventView]:
+    """What colleagues did in the app besides answering: notes (items.notes) and holds (inbox.holds)."""
+    found = []
+    for note in notes.notes_of(item_id):
+        label = _("Note (edited)") if note.edited_at else _("Note")
+        found.append(_team_event(NOTE_ADDED, label, note.created_at, person_name(note.author), note.text))
+    indexed = IndexedItem.objects.filter(pk=item_id).first()
+    for step in holds.hold_story(indexed, item_id):
+        found.append(_team_event(f"{HOLD_EVENT}-{step.kind}", step.text, step.at, step.by, step.note))
+    return found
+
+
 def chat_event(message: MessageView) -> EventView:
     """A message of the conversation as a history entry: the customer's (masked phone) or the intake's."""
     if message.inbound:
@@ -370,7 +406,7 @@ def item_history(
     )
     timeline = merge(
         [*theirs, *([unasked] if unasked else [])],
-        [app_event(event) for event in reversed(events)],
+        [*(app_event(event) for event in reversed(events)), *team_events(item.pk)],
         chat=[chat_event(message) for message in messages],
         limit=limit,
     )

@@ -113,6 +113,9 @@ class Queue:
     median_wait_hours: float | None
     # Items per bucket of WAIT_BUCKET_DAYS, plus the open last one.
     buckets: tuple[int, ...]
+    # Questions waiting in the app that a bookkeeper put on hold (reviewapp.inbox.holds):
+    # not in ``waiting`` nor the buckets, counted beside them.
+    on_hold: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,8 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
     bounds = [now - dt.timedelta(days=d) for d in WAIT_BUCKET_DAYS]
     parts = {
         "waiting": _tally_waiting(visible),
+        # The tally counts held questions as waiting; the queue does not.
+        "on_hold": _count(IndexedItem.objects.on_hold().visible_to(user)),
         "untimed": _count(waiting.filter(moved_to_app_at__isnull=True)),
         "oldest": ordered(waiting.filter(moved_to_app_at__isnull=False), SORT_QUEUE).values("moved_to_app_at")[:1],
         # Waited less than each bound: the buckets are the differences.
@@ -155,14 +160,16 @@ def queue_now(user: Any, now: dt.datetime) -> Queue:
     }
     row = _select(parts)
     newer = [row[f"newer{n}"] for n in range(len(bounds))]
-    timed = row["waiting"] - row["untimed"]
+    waiting_now = row["waiting"] - row["on_hold"]
+    timed = waiting_now - row["untimed"]
     buckets = [newer[0], *(newer[n] - newer[n - 1] for n in range(1, len(newer))), timed - newer[-1]]
     oldest = row["oldest"]
     return Queue(
-        waiting=row["waiting"],
+        waiting=waiting_now,
         oldest_waiting_hours=None if oldest is None else _hours(now - oldest),
         median_wait_hours=_median_wait(waiting, timed, now),
         buckets=tuple(buckets),
+        on_hold=row["on_hold"],
     )
 
 

@@ -174,6 +174,7 @@ def build(data: Overview) -> dict[str, object]:
         "daily_rows": rows,
         "queue": queue,
         "waiting": count(queue.waiting),
+        "on_hold": count(queue.on_hold),
         "oldest_hours": hours(queue.oldest_waiting_hours),
         "median_hours": hours(queue.median_wait_hours),
         "distribution": distribution,

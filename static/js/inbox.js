@@ -92,6 +92,14 @@
     } else if (event.key === "?") {
       openHelp();
       event.preventDefault();
+    } else if (event.key === "h" && selected >= 0 && document.body.hasAttribute("data-next-free")) {
+      // Put the selected row on hold: its item page, at the hold form (a bookkeeper's key).
+      var held = rows()[selected];
+      var holdLink = held && held.querySelector(".row-link");
+      if (holdLink) {
+        window.location.assign(holdLink.href.split("#")[0] + "#hold-form");
+        event.preventDefault();
+      }
     } else if (event.key === "Enter" && selected >= 0) {
       // A focused link, button or menu answers Enter itself (the row link opens).
       if (interactive(event.target)) return;

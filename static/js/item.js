@@ -41,11 +41,24 @@
     return true;
   }
 
+  // "h": the hold form's first field (reason); the queue's "h" opens the item at #hold-form.
+  function focusHold() {
+    var field = document.querySelector("#hold-form select, #hold-form input:not([type=hidden])");
+    if (!field) return false;
+    field.scrollIntoView({ block: "center" });
+    field.focus();
+    return true;
+  }
+
   function setupKeys() {
     document.addEventListener("keydown", function (event) {
       if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
       if (isTyping(event.target)) return;
       if (event.key === "e" && openCorrection()) {
+        event.preventDefault();
+        return;
+      }
+      if (event.key === "h" && focusHold()) {
         event.preventDefault();
         return;
       }
@@ -59,6 +72,7 @@
   }
 
   function init() {
+    if (window.location.hash === "#hold-form") focusHold();
     document.querySelectorAll("button[data-copy-from]").forEach(setupCopy);
     setupKeys();
     // "Correct it" in the toast after a save links here with #answer-form.

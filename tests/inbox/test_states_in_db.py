@@ -146,7 +146,7 @@ def _assert_list_agrees(client: Any, company: Company, expected: dict[str, dict[
         else:
             assert row["open_question"] is None, case["name"]
     facets = data["facets"]
-    assert facets == {key: sum(key in found for found in want_states.values()) for key in states.STATE_KEYS}
+    assert facets == {key: sum(key in found for found in want_states.values()) for key in states.LIST_STATE_KEYS}
     page = client.get(reverse("inbox"), {"company": str(company.id)}).content.decode()
     for key, count in facets.items():
         assert f'data-state="{key}">{count}<' in page, key

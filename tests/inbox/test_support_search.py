@@ -143,7 +143,7 @@ def test_an_unknown_state_is_named_in_the_alert_above_the_rows(support_client):
     response = support_client.get(URL, {"state": "answerd", "q": ""})
 
     alert = " ".join(texts(response.content.decode(), id="filter-errors")[0].split())
-    assert "State: “answerd” is not a state. The states are: needs_answer, waiting_in_chat," in alert
+    assert "State: “answerd” is not a state. The states are: needs_answer, on_hold, waiting_in_chat," in alert
 
 
 def test_an_htmx_refresh_shows_the_refused_state_too(support_client):

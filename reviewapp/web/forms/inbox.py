@@ -78,7 +78,7 @@ class StateField(forms.MultipleChoiceField):
             raise forms.ValidationError(
                 _("“%(value)s” is not a state. The states are: %(states)s."),
                 code="invalid_choice",
-                params={**(error.params or {}), "states": ", ".join(states.STATE_KEYS)},
+                params={**(error.params or {}), "states": ", ".join(states.LIST_STATE_KEYS)},
             ) from None
 
 
@@ -141,7 +141,7 @@ class Control:
 class InboxFilterForm(forms.Form):
     state = StateField(
         label=_("State"),
-        choices=[(key, states.STATE_LABELS[key]) for key in states.STATE_KEYS],
+        choices=[(key, states.STATE_LABELS[key]) for key in states.LIST_STATE_KEYS],
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Items in any ticked state."),
@@ -167,6 +167,7 @@ class InboxFilterForm(forms.Form):
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
         help_text=_("Supplier, participant, purpose, note or item id."),
     )
+    held_by_me = forms.BooleanField(label=_("Held by me"), required=False)
     sort = forms.ChoiceField(label=_("Sort"), choices=SORT_CHOICES, required=False)
     page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=MAX_PAGE)
     page_size = PageSizeField(
@@ -194,6 +195,7 @@ class InboxFilterForm(forms.Form):
         # those, so another company's id is refused exactly like an id that
         # does not exist; ``list_query`` narrows every list to them.
         self.company_ids = access.company_ids(user)
+        self.user_id: int | None = getattr(user, "pk", None)
         company = self.fields["company"]
         assert isinstance(company, CompanyChoiceField)
         company.choices = self._company_choices
@@ -226,6 +228,7 @@ class InboxFilterForm(forms.Form):
             received_from=data.get("received_from"),
             received_to=data.get("received_to"),
             unread_only=data.get("photo") == PHOTO_UNREAD,
+            held_by=self.user_id if data.get("held_by_me") else None,
             text=data.get("q") or "",
             sort=data.get("sort") or SORT_RECEIVED,
             page=data.get("page") or 1,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
@@ -31,6 +32,7 @@ from reviewapp.web.api_auth import api_view, json_error, json_response
 from reviewapp.web.htmx import AuthenticatedHttpRequest, redirect_htmx, render_htmx
 from reviewapp.web.view_models.outcome import state_json, submit
 from reviewapp.web.view_models.panel import AnswerPanel, answer_panel, preview_panel
+from reviewapp.web.views import holds
 from reviewapp.web.visible import get_visible_item_or_404
 
 PAGE = "items/answer.html"
@@ -48,7 +50,10 @@ def _list_query(raw: str) -> str:
 
 
 def _panel(request: AuthenticatedHttpRequest, panel: AnswerPanel) -> HttpResponse:
-    context = {"item": panel.item, "answer_panel": panel}
+    context: dict[str, Any] = {"item": panel.item, "answer_panel": panel}
+    if not request.htmx:
+        # The page of its own also lets a bookkeeper put the question on hold or leave a note.
+        context.update(holds.team_context(holds.team_row(panel.item.pk)))
     status = 409 if panel.mode == "conflict" else 200
     return render_htmx(request, PAGE, context, partial="answer_panel", status=status)
 

@@ -75,7 +75,7 @@ def _facets(page: ListPage) -> list[Facet]:
             count=_shown(page.facets[key], page.counts),
             checked=key in page.query.states,
         )
-        for key in states.STATE_KEYS
+        for key in states.LIST_STATE_KEYS
     ]
 
 

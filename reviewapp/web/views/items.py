@@ -36,7 +36,7 @@ from reviewapp.web.forms.inbox import parse_list_query
 from reviewapp.web.htmx import AuthenticatedHttpRequest, HtmxHttpRequest
 from reviewapp.web.view_models.panel import answer_panel
 from reviewapp.web.view_models.unread import unread_notice
-from reviewapp.web.views import raw
+from reviewapp.web.views import holds, raw
 from reviewapp.web.visible import get_visible_item_or_404
 
 # Chrome draws an inline PDF through an internal <embed>, which the site-wide
@@ -59,7 +59,8 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
     # Previous/next come from the list's read model, where the item is placed
     # as the list showed it; an item sync_index has not reached yet has none.
     # They are the neighbours in the list as this user sees it.
-    indexed = IndexedItem.objects.only(*POSITION_FIELDS).filter(pk=item.pk).first()
+    # With what the hold panel needs (reviewapp.web.views.holds.team_context).
+    indexed = IndexedItem.objects.only(*POSITION_FIELDS, "state_needs_answer", "company_id").filter(pk=item.pk).first()
     list_query = parse_list_query(request.GET, user=request.user)
     prev_item, next_item = neighbours(indexed, list_query) if indexed is not None else (None, None)
     log = app_answers(item.pk)
@@ -81,6 +82,8 @@ def item_detail(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpRe
         "answer_panel": answer_panel(item, request.user, list_query=request.GET.urlencode(), links=view.links, log=log),
         # accounted has not read the photo: what that means and how to have it read.
         "unread_notice": unread_notice() if item.extraction_skipped else None,
+        # On hold and notes (reviewapp.web.views.holds).
+        **holds.team_context(indexed),
     }
     return render(request, "items/detail.html", context)
 

@@ -45,6 +45,7 @@ def api_overview(request: AuthenticatedHttpRequest) -> HttpResponse:
                 for day in data.days
             ],
             "waiting": queue.waiting,
+            "on_hold": queue.on_hold,
             "oldest_waiting_hours": queue.oldest_waiting_hours,
             "median_wait_hours": queue.median_wait_hours,
         }
