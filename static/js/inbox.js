@@ -229,7 +229,7 @@
   }
 
   document.addEventListener("htmx:beforeSwap", function (event) {
-    var elt = event.detail.elt;
+    var elt = event.detail.requestConfig && event.detail.requestConfig.elt;
     if (!elt || elt.id !== "inbox-live") return;
     event.detail.shouldSwap = false;
     var xhr = event.detail.xhr;
