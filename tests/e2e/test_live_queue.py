@@ -105,3 +105,22 @@ def test_a_colleagues_answer_leaves_my_open_queue_and_my_cursor_and_ticks_stay(
     news.get_by_role("link", name="visa dem").click()
     expect(_row(bea, arrived.pk)).to_be_visible()
     expect(news.locator(".live-news-text")).to_have_text("")
+
+    # A hidden tab does not poll; shown again, it polls again (at once: inbox.js asks on visibilitychange).
+    polls: list[str] = []
+    bea.on("request", lambda r: polls.append(r.url) if r.headers.get("hx-trigger") == "inbox-live" else None)
+    bea.evaluate(_SET_VISIBILITY, "hidden")
+    bea.wait_for_timeout(300)  # a poll already on its way may still land
+    polls.clear()
+    bea.wait_for_timeout(3_000 * POLL_SECONDS)
+    assert polls == [], "a hidden tab kept polling"
+    bea.evaluate(_SET_VISIBILITY, "visible")
+    bea.wait_for_timeout(1_500 * POLL_SECONDS)
+    assert polls, "the tab did not poll again once shown"
+
+
+# The tab's visibility as the browser would report it when the person switches tabs.
+_SET_VISIBILITY = """(state) => {
+  Object.defineProperty(document, "visibilityState", {configurable: true, get: () => state});
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
