@@ -20,6 +20,7 @@ from reviewapp.api_auth import create_token
 from reviewapp.models import CompanyAssignment
 from tests import factories
 from tests.answers.conftest import moved_item
+from tests.inbox.helpers import pending
 
 pytestmark = pytest.mark.django_db
 
@@ -118,6 +119,16 @@ def test_a_new_question_changes_the_tag(bookkeeper_client):
     tag = bookkeeper_client.get(QUEUE)["ETag"]
     moved_item("resend")
     assert bookkeeper_client.get(QUEUE, HTTP_IF_NONE_MATCH=tag).status_code == 200
+
+
+def test_a_count_the_page_shows_changes_the_tag_though_its_rows_do_not(bookkeeper_client):
+    moved_item("context")
+    tag = bookkeeper_client.get(QUEUE)["ETag"]
+    # A question still in the chat: not in the queue, but in the "waiting in the chat" count beside it.
+    factories.make_item(channel_context=pending("open"))
+    response = bookkeeper_client.get(QUEUE, HTTP_IF_NONE_MATCH=tag)
+    assert response.status_code == 200
+    assert 'data-state="waiting_in_chat">1<' in response.content.decode()
 
 
 def test_another_users_tag_is_never_a_304(bookkeeper_client, anna):
