@@ -95,7 +95,7 @@ def etag(*, kind: str, user_id: int | None, language: str, query: ListQuery, row
     """The weak ``ETag`` of one answer: ``kind`` ("page", "htmx", "json"), whose, which list, which rows.
 
     ``rows`` is ``fingerprint(query)``; ``extra`` anything else the answer
-    prints that may change (the stale-index banner).
+    depends on (the stale-index banner, the session whose CSRF token a page carries).
     """
     key = "|".join((kind, str(user_id), language, _query_key(query), rows, extra))
     return 'W/"' + hashlib.sha256(key.encode()).hexdigest()[:40] + '"'

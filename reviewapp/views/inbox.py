@@ -138,9 +138,12 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     rows_now = live.fingerprint(query)
     age = sync.read_model_age(synced.indexed_at)
     stale = "stale" if age is None or age > sync.stale_after() else ""
+    # The page's forms carry a CSRF token of this session: a copy from before
+    # the last login must not be shown again.
+    extra = f"{stale}|{request.session.session_key}"
     tags = {
         kind: live.etag(
-            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=rows_now, extra=stale
+            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=rows_now, extra=extra
         )
         for kind in ("page", "htmx")
     }

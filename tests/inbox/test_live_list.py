@@ -144,6 +144,15 @@ def test_another_users_tag_is_never_a_304(bookkeeper_client, anna):
     assert str(mine.pk) not in response.content.decode()
 
 
+def test_a_copy_from_before_the_last_login_is_sent_again(bookkeeper, bookkeeper_client):
+    moved_item("context")
+    tag = bookkeeper_client.get(QUEUE)["ETag"]
+    # Its forms carry the old session's CSRF token.
+    bookkeeper_client.logout()
+    bookkeeper_client.force_login(bookkeeper)
+    assert bookkeeper_client.get(QUEUE, HTTP_IF_NONE_MATCH=tag).status_code == 200
+
+
 def test_another_list_or_representation_has_its_own_tag(bookkeeper_client):
     moved_item("context")
     tag = bookkeeper_client.get(QUEUE)["ETag"]
