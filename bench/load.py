@@ -1001,7 +1001,8 @@ def _idle_run(
         f"\n## {len(identities)} idle open queues polling every {args.poll_interval:g} s, "
         f"{args.items:,} items, gunicorn {args.workers} x {args.threads}, {args.duration:g} s per phase\n"
     )
-    print("| phase | server CPU (one core = 100 %): gunicorn + PostgreSQL | polls | p50 ms | p95 ms | p99 ms | statuses |")
+    print("| phase | server CPU (one core = 100 %): gunicorn + PostgreSQL | polls | p50 ms | p95 ms | p99 ms |", end="")
+    print(" statuses |")
     print("|---|---:|---:|---:|---:|---:|---|")
     print(f"| no requests | {sum(quiet):.2%}: {quiet[0]:.2%} + {quiet[1]:.2%} | 0 | | | | |")
     shown = ", ".join(f"{s}×{n}" for s, n in sorted(statuses.items()))
