@@ -200,22 +200,22 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         # Past MAX_PAGE the form refuses the page number; offer no link there.
         "next_reachable": page.has_next and page.number < MAX_PAGE,
         "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,
-        # The open list polls its own address for what changed (static/js/inbox.js).
-        "live": {
-            "id": live.POLL_ELEMENT,
-            "etag": tags["htmx"],
-            "seconds": settings.INBOX_POLL_SECONDS,
-            # What inbox.js says about rows the page does not show yet ({count}: how many) and one that left.
-            "new_one": ngettext("%(count)s new question —", "%(count)s new questions —", 1) % {"count": 1},
-            "new_many": ngettext("%(count)s new question —", "%(count)s new questions —", 2) % {"count": "{count}"},
-            "gone": _("No longer in this list"),
-        },
+    }
+    # The open list polls its own address for what changed (static/js/inbox.js).
+    live_updates = {
+        "id": live.POLL_ELEMENT,
+        "etag": tags["htmx"],
+        "seconds": settings.INBOX_POLL_SECONDS,
+        # What inbox.js says about rows the page does not show yet ({count}: how many) and one that left.
+        "new_one": ngettext("%(count)s new question —", "%(count)s new questions —", 1) % {"count": 1},
+        "new_many": ngettext("%(count)s new question —", "%(count)s new questions —", 2) % {"count": "{count}"},
+        "gone": _("No longer in this list"),
     }
     # htmx swaps the results (with the filters' error slots out of band, so a
     # fixed value's error goes away); the address bar gets the short link a
     # person would share: the list's parameters without the empty ones.
     canonical = reverse("inbox") + ("?" + list_query if list_query else "")
-    context["live"]["url"] = canonical
+    context["live"] = {**live_updates, "url": canonical}
     # A poll never touches the address bar (nor Back's history).
     response = render_htmx(request, "inbox/list.html", context, partial="refreshed", url=None if polled else canonical)
     return _revalidated(response, tag)
