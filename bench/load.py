@@ -47,6 +47,16 @@ What it does, in order:
    409 lost to a recorded answer; and as many of each log row were written as
    answers were accepted (none lost, none doubled).
 
+``--idle-queues N [--poll-interval S]`` (issue 38 part 3) measures what open,
+idle queues cost instead of step 4: N bookkeepers each have their queue open
+and poll it as the page does (``HX-Trigger: inbox-live``, ``If-None-Match``
+with the tag the first answer gave) every S seconds (default 10), each at its
+own phase. The server's CPU (gunicorn's processes and the PostgreSQL backends
+of the two databases, from /proc) is read over ``--duration`` seconds with no
+request at all, then over ``--duration`` seconds of polling; it prints both as
+a share of one core, and the polls' latency and statuses (every poll should be
+a 304: nothing changes during the run).
+
 The client is a small asyncio HTTP/1.1 client from the standard library.
 Latencies are measured in the client, so they include queueing for a free
 thread. The client runs on the same machine as gunicorn, nginx and PostgreSQL
@@ -464,7 +474,11 @@ class Connection:
             self.writer.close()
         self.reader = self.writer = None
 
-    async def request(self, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> tuple[int, bytes]:
+    async def request(
+        self, method: str, path: str, headers: dict[str, str], body: bytes = b"", *, want_header: str = ""
+    ) -> tuple[int, Any]:
+        """(status, body); with ``want_header``, (status, that response header's value) instead of the body."""
+        self.want_header = want_header
         reused = self.writer is not None and self.reader is not None and not self.reader.at_eof()
         if not reused:
             self.close()
@@ -529,6 +543,8 @@ class Connection:
             self.close()
         if response_headers.get("connection", "").lower() == "close":
             self.close()
+        if getattr(self, "want_header", ""):
+            return status, response_headers.get(self.want_header, "")
         return status, payload
 
 
@@ -863,6 +879,158 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
     }
 
 
+# --- Idle open queues (--idle-queues) --------------------------------------------
+
+QUEUE_PATH = "/?state=needs_answer&sort=queue"
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU time of ``pids`` (the ones still alive), from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    found.append(int(entry.name))
+    return found
+
+
+def _server_pids(gunicorn: subprocess.Popen[bytes], databases: tuple[str, ...]) -> tuple[list[int], list[int]]:
+    """gunicorn's master and workers; the PostgreSQL backends connected to the benchmark's databases."""
+    from django.db import connections
+
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = ANY(%s) AND pid <> pg_backend_pid()", [list(databases)]
+        )
+        backends = [row[0] for row in cursor.fetchall()]
+    connections.close_all()
+    return [gunicorn.pid, *_children(gunicorn.pid)], backends
+
+
+class IdleQueues:
+    """N open queues, each polling as templates/inbox/list.html and static/js/inbox.js do."""
+
+    def __init__(self, target: Target, identities: list[Identity], interval: float) -> None:
+        self.target = target
+        self.identities = identities
+        self.interval = interval
+        self.stats = Stats()
+
+    async def queue(self, who: Identity, deadline: float, phase: float) -> None:
+        connection = Connection(self.target)
+        headers = {"Cookie": who.cookie, "Accept-Language": "sv", "HX-Request": "true", "HX-Trigger": "inbox-live"}
+        try:
+            tag = await self._tag(connection, headers)
+            await asyncio.sleep(phase)
+            while time.monotonic() < deadline:
+                started = time.perf_counter()
+                try:
+                    status, fresh = await asyncio.wait_for(
+                        connection.request("GET", QUEUE_PATH, {**headers, "If-None-Match": tag}), REQUEST_TIMEOUT
+                    )
+                except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, IndexError) as exc:
+                    connection.close()
+                    self.stats.errors.append(f"poll: {type(exc).__name__} {exc}")
+                    fresh = tag
+                    status = 0
+                self.stats.latencies["poll"].append((time.perf_counter() - started) * 1000)
+                self.stats.statuses["poll"][status] += 1
+                if status not in (200, 304):
+                    self.stats.errors.append(f"poll: {status}")
+                tag = fresh or tag
+                await asyncio.sleep(max(0.0, self.interval - (time.perf_counter() - started)))
+        finally:
+            connection.close()
+
+    async def _tag(self, connection: Connection, headers: dict[str, str]) -> str:
+        """The tag the open page holds: what the list answers without one."""
+        status, tag = await connection.request("GET", QUEUE_PATH, headers, want_header="etag")
+        if status != 200 or not tag:
+            raise RuntimeError(f"the queue answered {status} without an ETag")
+        return tag
+
+    async def run(self, duration: float) -> None:
+        deadline = time.monotonic() + duration
+        n = len(self.identities)
+        await asyncio.gather(
+            *(self.queue(who, deadline, self.interval * i / n) for i, who in enumerate(self.identities))
+        )
+
+
+def _idle_run(
+    target: Target, gunicorn: subprocess.Popen[bytes], identities: list[Identity], args: argparse.Namespace
+) -> dict[str, Any]:
+    databases = (f"{args.name}_review", f"{args.name}_bookkeeping")
+    # Warm every worker and connection first, so neither phase pays for starting up.
+    warm = IdleQueues(target, identities, 1.0)
+    asyncio.run(warm.run(3))
+    app, db = _server_pids(gunicorn, databases)
+    quiet_app, quiet_db = _cpu_seconds(app), _cpu_seconds(db)
+    quiet_started = time.monotonic()
+    time.sleep(args.duration)
+    quiet_seconds = time.monotonic() - quiet_started
+    quiet = ((_cpu_seconds(app) - quiet_app) / quiet_seconds, (_cpu_seconds(db) - quiet_db) / quiet_seconds)
+    load = IdleQueues(target, identities, args.poll_interval)
+    app, db = _server_pids(gunicorn, databases)
+    busy_app, busy_db = _cpu_seconds(app), _cpu_seconds(db)
+    busy_started = time.monotonic()
+    asyncio.run(load.run(args.duration))
+    busy_seconds = time.monotonic() - busy_started
+    # A backend that began during the run (none should: connections persist) counts from zero.
+    _app, db_now = _server_pids(gunicorn, databases)
+    new_db = [pid for pid in db_now if pid not in db]
+    busy = (
+        (_cpu_seconds(app) - busy_app) / busy_seconds,
+        (_cpu_seconds(db) + _cpu_seconds(new_db) - busy_db) / busy_seconds,
+    )
+    values = load.stats.latencies["poll"]
+    p50, p95, p99 = _percentiles(values)
+    statuses = dict(load.stats.statuses["poll"])
+    print(
+        f"\n## {len(identities)} idle open queues polling every {args.poll_interval:g} s, "
+        f"{args.items:,} items, gunicorn {args.workers} x {args.threads}, {args.duration:g} s per phase\n"
+    )
+    print("| phase | server CPU (one core = 100 %): gunicorn + PostgreSQL | polls | p50 ms | p95 ms | p99 ms |", end="")
+    print(" statuses |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    print(f"| no requests | {sum(quiet):.2%}: {quiet[0]:.2%} + {quiet[1]:.2%} | 0 | | | | |")
+    shown = ", ".join(f"{s}×{n}" for s, n in sorted(statuses.items()))
+    print(
+        f"| polling | {sum(busy):.2%}: {busy[0]:.2%} + {busy[1]:.2%} | {len(values)} | {p50:.1f} | {p95:.1f} "
+        f"| {p99:.1f} | {shown} |"
+    )
+    print(f"CPU per poll: {(sum(busy) - sum(quiet)) * busy_seconds / max(1, len(values)) * 1000:.1f} ms")
+    print(f"Errors: {len(load.stats.errors)}")
+    for line in load.stats.errors[:20]:
+        print(f"  {line}")
+    return {
+        "idle_queues": len(identities),
+        "poll_interval": args.poll_interval,
+        "items": args.items,
+        "seconds_per_phase": args.duration,
+        "cpu_quiet": {"gunicorn": quiet[0], "postgres": quiet[1]},
+        "cpu_polling": {"gunicorn": busy[0], "postgres": busy[1]},
+        "polls": len(values),
+        "p50": p50,
+        "p95": p95,
+        "p99": p99,
+        "statuses": statuses,
+        "errors": len(load.stats.errors),
+        "load_average": os.getloadavg(),
+    }
+
+
 def _terminate_on_sigterm() -> None:
     """A SIGTERM to this script still stops the servers and drops the databases (the finally blocks)."""
 
@@ -896,6 +1064,12 @@ def main() -> None:
     parser.add_argument(
         "--name", default="bench_load", help="prefix of the benchmark's two databases (default bench_load)"
     )
+    parser.add_argument(
+        "--idle-queues", type=int, default=0, metavar="N", help="instead of the load: N open queues polling (issue 38)"
+    )
+    parser.add_argument(
+        "--poll-interval", type=float, default=10.0, metavar="S", help="how often each open queue polls (default 10)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the benchmark databases afterwards")
     parser.add_argument("--reuse", action="store_true", help="run on the databases a --keep run left")
     args = parser.parse_args()
@@ -907,6 +1081,8 @@ def main() -> None:
         parser.error("--users and --duration must be positive")
     if args.think < 0:
         parser.error("--think must be 0 or more")
+    if not 0 <= args.idle_queues <= 80 or args.poll_interval <= 0:
+        parser.error("--idle-queues must be 0 to 80 and --poll-interval positive")
     review_db, bookkeeping_db = f"{args.name}_review", f"{args.name}_bookkeeping"
 
     _terminate_on_sigterm()
@@ -930,7 +1106,8 @@ def main() -> None:
 
         _seed(args.items)
         _check_connections(args.workers, args.threads)
-        identities = _identities(max(5, min(args.users, 100)))
+        # Only bookkeepers have a queue: 4 in 5 identities are.
+        identities = _identities(max(5, min(max(args.users, -(-args.idle_queues * 5 // 4) + 1), 100)))
         targets = _answer_targets()
         item_ids = _item_ids(5000)
         call_command("collectstatic", interactive=False, verbosity=0)
@@ -943,6 +1120,16 @@ def main() -> None:
         if args.via_proxy:
             nginx, https_port = _start_nginx(workdir, args.port)
             target = Target(https_port, _client_tls())
+        if args.idle_queues:
+            from reviewapp.core import roles
+
+            queues = [who for who in identities if who.role == roles.BOOKKEEPER][: args.idle_queues]
+            result = _idle_run(target, gunicorn, queues, args)
+            out = RESULTS / f"idle-queues-{time.strftime('%Y%m%d-%H%M%S')}.json"
+            out.write_text(json.dumps(result, indent=2))
+            print(f"\n(raw figures: {out.relative_to(ROOT)})")
+            failed = bool(result["errors"])
+            sys.exit(1 if failed else 0)  # after the clean-up below
         load = Load(target, identities, targets, item_ids, think=args.think)
         elapsed = asyncio.run(load.run(args.users, args.duration, args.slow_clients))
         _stop(nginx)

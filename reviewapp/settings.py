@@ -397,6 +397,10 @@ LOGGING = {
 # /healthz says "stale" (still 200: an old list is no reason to take a host
 # out) and each poll that finds it so old logs a warning.
 SYNC_STALE_AFTER = envint("SYNC_STALE_AFTER", 60)
+# How often an open list asks whether its rows changed (issue 38 part 3; a 304 while they did not).
+INBOX_POLL_SECONDS = envint("INBOX_POLL_SECONDS", 10)
+if INBOX_POLL_SECONDS < 1:
+    raise ImproperlyConfigured(f"INBOX_POLL_SECONDS must be at least 1 (seconds), got {INBOX_POLL_SECONDS}")
 if SYNC_STALE_AFTER < 1:
     raise ImproperlyConfigured(f"SYNC_STALE_AFTER must be at least 1 (seconds), got {SYNC_STALE_AFTER}")
 

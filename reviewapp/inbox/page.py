@@ -186,6 +186,9 @@ class RowDisplay:
     matched: list[Match] = field(default_factory=list)
     # accounted has not read the photo (reviewapp.answers.unread): "Tolka om" in accounted reads it.
     unread: bool = False
+    # Changes when what the row shows changes (re-indexed, someone else answering it): an open
+    # list's poll replaces only the rows whose version moved (static/js/inbox.js, inbox.live).
+    version: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,6 +370,7 @@ def display_rows(
                 if search
                 else [],
                 unread=item.extraction_skipped,
+                version=f"{item.indexed_at.timestamp() if item.indexed_at else ''}-{row.holder_id or ''}",
             )
         )
     return shown

@@ -110,5 +110,7 @@
   );
 
   document.addEventListener("htmx:afterSwap", showCount);
+  // The list's own poll removed rows (a ticked one a colleague answered): inbox.js.
+  document.addEventListener("inbox:rows-changed", showCount);
   document.addEventListener("DOMContentLoaded", showCount);
 })();

@@ -133,6 +133,131 @@
     });
   });
 
+  // --- The list updates itself (issue 38 part 3) -----------------------------
+  // #inbox-live asks the list's own address every few seconds (htmx's
+  // hx-trigger="every Ns"), with If-None-Match: the server answers 304 while
+  // the rows did not change. On a 200 only rows whose data-version moved are
+  // replaced and rows that left are removed; rows the page does not show yet
+  // are counted and announced, never inserted. Ticks, the j/k selection, the
+  // focus and the scroll position stay where they are: the focused or
+  // selected row is kept, marked, when it leaves, and goes on a later poll.
+  function live() {
+    return document.getElementById("inbox-live");
+  }
+
+  document.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail.elt;
+    if (!elt || elt.id !== "inbox-live") return;
+    // A hidden tab does not poll; it asks once as soon as it is shown again.
+    if (document.visibilityState !== "visible") {
+      event.preventDefault();
+      return;
+    }
+    var tag = elt.getAttribute("data-etag");
+    if (tag) event.detail.headers["If-None-Match"] = tag;
+  });
+
+  document.addEventListener("visibilitychange", function () {
+    var elt = live();
+    if (elt && document.visibilityState === "visible" && window.htmx) window.htmx.trigger(elt, "inbox:poll");
+  });
+
+  function keepTicks(from, to) {
+    var old = from.querySelector("input[data-bulk-tick]");
+    var fresh = to.querySelector("input[data-bulk-tick]");
+    if (old && fresh) fresh.checked = old.checked;
+  }
+
+  // The element of ``row`` that has the focus, as a selector that finds its twin in the new row.
+  function focusedIn(row) {
+    var active = document.activeElement;
+    if (!active || !row.contains(active)) return null;
+    if (active.classList.contains("row-link")) return ".row-link";
+    if (active.hasAttribute("data-bulk-tick")) return "input[data-bulk-tick]";
+    return null;
+  }
+
+  function markGone(row, elt) {
+    if (row.classList.contains("is-gone")) return;
+    row.classList.add("is-gone");
+    var note = document.createElement("span");
+    note.className = "gone-note";
+    note.textContent = elt.getAttribute("data-gone") || "";
+    var cell = row.querySelector("td");
+    if (cell) cell.appendChild(note);
+  }
+
+  function announce(elt, count) {
+    var text = elt.querySelector(".live-news-text");
+    var show = elt.querySelector(".live-news-show");
+    if (!text || !show) return;
+    var words = count === 1 ? elt.getAttribute("data-new-one") : (elt.getAttribute("data-new-many") || "").replace("{count}", String(count));
+    var now = count > 0 ? words : "";
+    if (text.textContent !== now) text.textContent = now;
+    show.hidden = count === 0;
+  }
+
+  function applyLive(elt, html) {
+    var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("inbox-results");
+    // Not the list (a login page after the session ended): change nothing.
+    if (!fresh) return false;
+    var incoming = {};
+    Array.prototype.forEach.call(fresh.querySelectorAll(".inbox-row[id]"), function (row) {
+      incoming[row.id] = row;
+    });
+    var all = rows();
+    var selectedRow = selected >= 0 ? all[selected] : null;
+    all.forEach(function (row) {
+      var next = incoming[row.id];
+      delete incoming[row.id];
+      if (!next) {
+        if (row === selectedRow || focusedIn(row) || row.contains(document.activeElement)) markGone(row, elt);
+        else row.remove();
+        return;
+      }
+      if (next.getAttribute("data-version") === row.getAttribute("data-version")) return;
+      var copy = document.importNode(next, true);
+      keepTicks(row, copy);
+      var focus = focusedIn(row);
+      if (row === selectedRow) {
+        copy.classList.add("is-selected");
+        copy.setAttribute("aria-current", "true");
+        selectedRow = copy;
+      }
+      row.replaceWith(copy);
+      if (focus) {
+        var twin = copy.querySelector(focus);
+        if (twin) twin.focus({ preventScroll: true });
+      }
+    });
+    // The selection follows its row, not its old index, when rows above it left.
+    selected = selectedRow ? rows().indexOf(selectedRow) : -1;
+    // The counts beside the filters and "N left" (the server's own markup, as the rows).
+    Array.prototype.forEach.call(fresh.querySelectorAll("[data-live-text][id]"), function (source) {
+      var target = document.getElementById(source.id);
+      if (target && target.innerHTML !== source.innerHTML) {
+        target.replaceChildren.apply(target, Array.prototype.map.call(source.childNodes, function (node) {
+          return document.importNode(node, true);
+        }));
+      }
+    });
+    announce(elt, Object.keys(incoming).length);
+    document.dispatchEvent(new CustomEvent("inbox:rows-changed"));
+    return true;
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (!elt || elt.id !== "inbox-live") return;
+    event.detail.shouldSwap = false;
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status !== 200) return;
+    if (applyLive(elt, xhr.responseText)) {
+      var tag = xhr.getResponseHeader("ETag");
+      if (tag) elt.setAttribute("data-etag", tag);
+    }
+  });
+
   // New rows after a swap: the old selection index means nothing any more.
   document.addEventListener("htmx:afterSwap", function (event) {
     if (event.target && event.target.id === "inbox-results") selected = -1;

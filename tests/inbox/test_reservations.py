@@ -31,7 +31,7 @@ def bea(db):  # type: ignore[no-untyped-def]
 
 
 def _row(body: str, item_id: uuid.UUID) -> str:
-    for row in re.findall(r"<tr class=\"inbox-row[^\"]*\" role=\"row\">.*?</tr>", body, re.DOTALL):
+    for row in re.findall(r"<tr class=\"inbox-row[^\"]*\" role=\"row\"[^>]*>.*?</tr>", body, re.DOTALL):
         if f"/items/{item_id}/" in row:
             return row
     raise AssertionError(f"item {item_id} is not in the list")

@@ -5,18 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.models import User
+from django.contrib.messages import get_messages
 from django.http import HttpResponse, QueryDict
 from django.urls import reverse
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
 from django.utils.formats import number_format
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
 from reviewapp import readmodel
 from reviewapp.core import roles, states
-from reviewapp.inbox import reservations
+from reviewapp.inbox import live, reservations
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
 from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, SORT_RECEIVED, exact_item, matches_elsewhere
@@ -79,6 +83,24 @@ def _facets(page: ListPage) -> list[Facet]:
     ]
 
 
+def _revalidated(response: HttpResponse, tag: str) -> HttpResponse:
+    """``response`` with its ``ETag``, to be asked again every time (``no-cache``) and by nobody else (``private``)."""
+    response["ETag"] = tag
+    patch_cache_control(response, private=True, no_cache=True)
+    # The session's cookie or the bearer token says whose list it is (the tag names the user too).
+    patch_vary_headers(response, ("Cookie", "Authorization"))
+    return response
+
+
+def _not_modified(request: HtmxHttpRequest, tag: str) -> HttpResponse | None:
+    """A 304 when the client's copy carries ``tag``; None when the list must be sent."""
+    # A message waiting to be shown (an answer saved, "no free item") is not in the copy.
+    if len(get_messages(request)):
+        return None
+    response = get_conditional_response(request, etag=tag)
+    return None if response is None else _revalidated(response, tag)
+
+
 @require_safe
 @permission_required(roles.ANSWER, raise_exception=True)
 def next_free(request: HtmxHttpRequest) -> HttpResponse:
@@ -112,6 +134,26 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     found = exact_item(query)
     if found is not None:
         return redirect_htmx(request, reverse("item_detail", args=[found]))
+    # Conditional requests (issue 38 part 3): the open list polls itself with
+    # If-None-Match, and an unchanged list costs this one query and a 304.
+    rows_now = live.fingerprint(query)
+    age = readmodel.read_model_age(synced.indexed_at)
+    stale = "stale" if age is None or age > readmodel.stale_after() else ""
+    # The page's forms carry a CSRF token of this session: a copy from before
+    # the last login must not be shown again.
+    extra = f"{stale}|{request.session.session_key}"
+    tags = {
+        kind: live.etag(
+            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=rows_now, extra=extra
+        )
+        for kind in ("page", "htmx")
+    }
+    as_part = bool(request.htmx) and not request.htmx.history_restore_request
+    tag = tags["htmx" if as_part else "page"]
+    not_modified = _not_modified(request, tag)
+    if not_modified is not None:
+        return not_modified
+    polled = as_part and request.htmx.trigger == live.POLL_ELEMENT
     page = list_page(query, synced)
     page_url = reverse("inbox") + "?"
     count_shown = _shown(page.count, page.counts)
@@ -132,7 +174,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         next_free = reservations.first_free(page, user)
     # A queue search that found nothing says what it matches in the other states, and offers it.
     elsewhere = matches_elsewhere(page.query) if not page.count else None
-    context = {
+    context: dict[str, Any] = {
         "elsewhere": elsewhere,
         "elsewhere_url": (
             reverse("item_detail", args=[elsewhere.only_item]) if elsewhere and elsewhere.only_item else None
@@ -168,11 +210,24 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
         "next_reachable": page.has_next and page.number < MAX_PAGE,
         "last_reachable": page.num_pages <= MAX_PAGE and page.counts.exact,
     }
+    # The open list polls its own address for what changed (static/js/inbox.js).
+    live_updates = {
+        "id": live.POLL_ELEMENT,
+        "etag": tags["htmx"],
+        "seconds": settings.INBOX_POLL_SECONDS,
+        # What inbox.js says about rows the page does not show yet ({count}: how many) and one that left.
+        "new_one": ngettext("%(count)s new question —", "%(count)s new questions —", 1) % {"count": 1},
+        "new_many": ngettext("%(count)s new question —", "%(count)s new questions —", 2) % {"count": "{count}"},
+        "gone": _("No longer in this list"),
+    }
     # htmx swaps the results (with the filters' error slots out of band, so a
     # fixed value's error goes away); the address bar gets the short link a
     # person would share: the list's parameters without the empty ones.
     canonical = reverse("inbox") + ("?" + list_query if list_query else "")
-    return render_htmx(request, "inbox/list.html", context, partial="refreshed", url=canonical)
+    context["live"] = {**live_updates, "url": canonical}
+    # A poll never touches the address bar (nor Back's history).
+    response = render_htmx(request, "inbox/list.html", context, partial="refreshed", url=None if polled else canonical)
+    return _revalidated(response, tag)
 
 
 def _row_json(row: Row) -> dict[str, Any]:
@@ -209,11 +264,16 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         # A script gets told exactly what was wrong instead of other rows.
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
-    page = list_page(form.list_query())
+    query = form.list_query()
+    tag = live.etag(kind="json", user_id=request.user.pk, language="", query=query, rows=live.fingerprint(query))
+    not_modified = _not_modified(request, tag)
+    if not_modified is not None:
+        return not_modified
+    page = list_page(query)
     base = request.build_absolute_uri(reverse("api_items")) + "?"
     counts = page.counts
     limit = counts.limit if not counts.exact and counts.limit is not None else None
-    return json_response(
+    response = json_response(
         {
             # When the read model last caught up with accounted (null: never):
             # the rows are at least this fresh.
@@ -231,3 +291,4 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
             "previous": base + _query_string(request.GET, page=page.number - 1) if page.has_previous else None,
         }
     )
+    return _revalidated(response, tag)
