@@ -165,7 +165,7 @@ def test_the_embedded_server_is_started_only_when_no_database_is_named(env, aske
 # manage.py with the server's start faked: a socket folder whose name needs quoting in a URL.
 _FAKE_SERVER = """
 import runpy, sys
-from reviewapp import embedded_pg
+from reviewapp.dev import embedded_pg
 created = []
 server = {"HOST": "/tmp/Some Folder", "PORT": "5433", "USER": "postgres", "PASSWORD": ""}
 embedded_pg.connection_settings = lambda: server
