@@ -101,7 +101,7 @@ def test_two_processes_index_every_row_once_and_as_one_process_does(
     settings.SYNC_WORKERS = 2
     shared["here"] = 0
     monkeypatch.setattr(copying, "BATCH", 20)
-    counting = copying.stage
+    counting = sync_workers.stage
 
     def waiting_for_the_helper(rows: Any, into: str = copying.STAGING) -> int:
         done = counting(rows, into)
@@ -125,7 +125,7 @@ def test_rows_accounted_rewrites_during_the_pass_are_read_once_from_the_pass_s_s
     company = factories.make_company()
     _fill(company)
     monkeypatch.setattr(copying, "BATCH", 20)
-    stage = copying.stage
+    stage = sync_workers.stage
     rewritten = threading.Event()
 
     def rewrite_everything() -> None:
@@ -174,7 +174,7 @@ def test_a_helper_that_dies_fails_the_pass_and_the_list_keeps_its_rows(
     sync.poll()
     before = _indexed()
     monkeypatch.setattr(copying, "BATCH", 20)
-    stage = copying.stage
+    stage = sync_workers.stage
     killed: list[int] = []
 
     def killing_helpers(rows: Any, into: str = copying.STAGING) -> int:
