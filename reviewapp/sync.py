@@ -68,12 +68,43 @@ INDEX_LOCK_WAIT: Final = dt.timedelta(seconds=3)
 # summary): the next poll then re-indexes every row once, as the first did.
 RULES_VERSION: Final = 5  # 4: answered_question_type and search_fields; 5: extraction_skipped
 
-_SELECT = """
+# The columns of accounted's invoice_inbox_items (and companies) the derivation reads: the
+# replication mode's publication lists exactly these (reviewapp/replication/source.py).
+SELECTED_COLUMNS: Final = {
+    "invoice_inbox_items": (
+        "id",
+        "company_id",
+        "created_at",
+        "updated_at",
+        "channel_context",
+        "extracted_data",
+        "created_supplier_invoice_id",
+        "created_journal_entry_id",
+        "document_id",
+        "correlation_id",
+        "whatsapp_message_id",
+        "extraction_skipped",
+    ),
+    "companies": ("id", "name", "archived_at"),
+}
+
+
+def select_sql(schema: str = "public", *, join: str = "JOIN") -> str:
+    """The SELECT whose rows ``write_rows`` takes, from accounted's tables in ``schema``.
+
+    ``schema`` is another schema holding the same columns (the replication
+    mode's local copy, where ``join`` is a LEFT JOIN: a company's row may
+    arrive after its items' during the first copy).
+    """
+    return f"""
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
            (i.created_supplier_invoice_id IS NOT NULL OR i.created_journal_entry_id IS NOT NULL),
            i.document_id, i.correlation_id, i.whatsapp_message_id, i.extraction_skipped
-    FROM public.invoice_inbox_items i JOIN public.companies c ON c.id = i.company_id
-"""
+    FROM {schema}.invoice_inbox_items i {join} {schema}.companies c ON c.id = i.company_id
+"""  # noqa: S608 - schema and join are constants of the callers
+
+
+_SELECT = select_sql()
 
 _COLUMNS: Final = (
     ("id", "uuid"),
@@ -389,8 +420,13 @@ def _upsert(
                 cursor.execute(sql, [_payload([row], [values[position]], failures)])
 
 
-def _write(rows: Sequence[Sequence[Any]]) -> int:
-    """Derive and store a batch. A row whose derivation raises is stored as malformed; the rest go on."""
+def write_rows(rows: Sequence[Sequence[Any]]) -> int:
+    """Derive and store a batch of ``select_sql`` rows; how many were written.
+
+    A row whose derivation raises is stored as malformed; the rest go on.
+    Every way of feeding the read model (the polls, ``index_items``, the
+    replication mode's drain) writes through here, so each derives alike.
+    """
     failures = _Failures()
     values = _derive(rows, failures)
     if not values:
@@ -418,8 +454,11 @@ class PassReport:
     resettled: int = 0  # app answers whose conversation mark was put back (reviewapp.answers.resettle)
 
 
-class _Lock:
-    """The review database's advisory lock for syncing, or nothing if another process holds it."""
+class SyncLock:
+    """The review database's advisory lock for syncing, or nothing if another process holds it.
+
+    ``with SyncLock() as held:``: only the host whose ``held`` is true applies changes.
+    """
 
     def __enter__(self) -> bool:
         with connections["default"].cursor() as cursor:
@@ -551,7 +590,7 @@ def _read_changes(since: dt.datetime, unseen: tuple[str, list[Any]] | None) -> t
             rows = _fetch(where, [*after, *extra_params], "i.updated_at, i.id", BATCH)
         read += len(rows)
         fresh = _not_yet_indexed(rows)
-        done += _write(fresh)
+        done += write_rows(fresh)
         if rows:
             newest = rows[-1][4]
             after = (rows[-1][4], rows[-1][0])
@@ -569,7 +608,7 @@ def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 def poll() -> PassReport:
     """One incremental pass: what changed since the watermark (everything, the first time)."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if not held:
             return PassReport(ran=False)
         state = _state()
@@ -615,7 +654,7 @@ def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:
 
 def reconcile() -> PassReport:
     """Compare both tables id by id: index what is missing or out of date, drop what is gone."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if not held:
             return PassReport(ran=False)
         from reviewapp import sync_bulk  # it builds on this module: import late
@@ -631,7 +670,7 @@ def reconcile() -> PassReport:
 
 def refresh_companies() -> None:
     """Read accounted's companies now (``poll`` does it on every pass); skipped while a pass runs."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if held:
             _refresh_companies()
 
@@ -649,10 +688,10 @@ def _refresh_companies(*, rename_always: bool = False) -> None:
     if changed:
         SyncState.objects.filter(pk=1).update(companies=companies)
     if changed or rename_always:
-        _refresh_company_names(companies)
+        refresh_company_names(companies)
 
 
-def _refresh_company_names(companies: list[list[Any]]) -> None:
+def refresh_company_names(companies: list[list[Any]]) -> None:
     """Each indexed item's company name as accounted spells it now."""
     if not companies:
         return
@@ -684,7 +723,7 @@ def index_items(item_ids: Iterable[uuid.UUID | str]) -> int:
             rows = _fetch("i.id = ANY(%s)", [ids], "i.id", len(ids))
             found = {row[0] for row in rows}
             IndexedItem.objects.filter(pk__in=[pk for pk in ids if pk not in found]).delete()
-            return _write(rows)
+            return write_rows(rows)
     except OperationalError:  # lock_timeout: a long pass holds the lock
         log.info("index_items: a sync pass holds the lock; the next poll indexes %d item(s)", len(ids))
         return 0

@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from reviewapp import states, sync
+from reviewapp.replication import source
 from reviewapp.routers import BOOKKEEPING_DB
 
 logger = logging.getLogger(__name__)
@@ -63,13 +64,21 @@ def _read_model() -> dict[str, Any] | None:
         logger.exception("health check: the sync state cannot be read")
         return None
     age = sync.read_model_age(last_poll_at)
-    return {
+    report: dict[str, Any] = {
         "last_poll_at": states.to_iso(last_poll_at),
         "age_seconds": None if age is None else int(age.total_seconds()),
         "stale_after_seconds": int(sync.stale_after().total_seconds()),
         # Never built counts as stale too: the list may be missing items.
         "stale": age is None or age > sync.stale_after(),
     }
+    if settings.SYNC_SOURCE == "replication":
+        # The subscription's state and lag, from the review database's own catalogs.
+        try:
+            report["replication"] = source.status().as_json()
+        except DatabaseError:
+            logger.exception("health check: the subscription's state cannot be read")
+            report["replication"] = None
+    return report
 
 
 @login_not_required
