@@ -38,8 +38,48 @@ from reviewapp.overview.events import copy_new
 
 log = logging.getLogger(__name__)
 
-SCHEMA: Final = "accounted_copy"
-QUEUE: Final = f"{SCHEMA}.changes"
+# Logical replication applies a change to the table of the same schema and name
+# on the subscriber: the copy is public.invoice_inbox_items and public.companies
+# in the review database (no name of Django's). Only the queue has a schema of its own.
+SCHEMA: Final = "public"
+QUEUE: Final = "accounted_copy.changes"
+
+# The copied columns (sync.SELECTED_COLUMNS) with accounted's types; the triggers are
+# enabled ALWAYS because the apply worker runs with session_replication_role =
+# replica, where ordinary triggers do not fire. It fires row triggers (and the
+# first copy, a COPY, fires them too), statement triggers only for a TRUNCATE.
+COPY_DDL: Final = """
+CREATE TABLE public.invoice_inbox_items (
+    id uuid PRIMARY KEY,
+    company_id uuid NOT NULL,
+    created_at timestamptz NOT NULL,
+    updated_at timestamptz NOT NULL,
+    channel_context jsonb,
+    extracted_data jsonb,
+    created_supplier_invoice_id uuid,
+    created_journal_entry_id uuid,
+    document_id uuid,
+    correlation_id uuid,
+    whatsapp_message_id uuid,
+    extraction_skipped boolean NOT NULL DEFAULT false
+);
+CREATE TABLE public.companies (id uuid PRIMARY KEY, name text NOT NULL, archived_at timestamptz);
+COMMENT ON TABLE public.invoice_inbox_items IS 'copy of accounted''s columns, kept by the subscription review_app';
+COMMENT ON TABLE public.companies IS 'copy of accounted''s columns, kept by the subscription review_app';
+
+CREATE TRIGGER queue_item AFTER INSERT OR UPDATE OR DELETE ON public.invoice_inbox_items
+    FOR EACH ROW EXECUTE FUNCTION accounted_copy.queue_item();
+CREATE TRIGGER queue_all AFTER TRUNCATE ON public.invoice_inbox_items
+    FOR EACH STATEMENT EXECUTE FUNCTION accounted_copy.queue_kind('a');
+CREATE TRIGGER queue_companies AFTER INSERT OR UPDATE OR DELETE ON public.companies
+    FOR EACH ROW EXECUTE FUNCTION accounted_copy.queue_kind('c');
+CREATE TRIGGER queue_companies_all AFTER TRUNCATE ON public.companies
+    FOR EACH STATEMENT EXECUTE FUNCTION accounted_copy.queue_kind('c');
+ALTER TABLE public.invoice_inbox_items ENABLE ALWAYS TRIGGER queue_item;
+ALTER TABLE public.invoice_inbox_items ENABLE ALWAYS TRIGGER queue_all;
+ALTER TABLE public.companies ENABLE ALWAYS TRIGGER queue_companies;
+ALTER TABLE public.companies ENABLE ALWAYS TRIGGER queue_companies_all;
+"""
 BATCH: Final = sync.BATCH
 CONNECT_TIMEOUT: Final = 10  # seconds; setup and teardown talk to accounted's server once
 
@@ -90,10 +130,13 @@ def setup(conninfo: str | None = None, name: str | None = None) -> str:
             publisher.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", [name])
         elif not slot[0]:
             raise SetupRefused(f"replication slot {name!r} exists for another database on accounted's server")
-    # A slot kept from an earlier subscription resumes where it stopped; a new
-    # copy must not collide with the rows of an old one.
-    with connections["default"].cursor() as cursor:
-        cursor.execute(f"TRUNCATE {SCHEMA}.invoice_inbox_items, {SCHEMA}.companies, {QUEUE}")
+    with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+        cursor.execute("SELECT to_regclass('public.invoice_inbox_items') IS NOT NULL")
+        if cursor.fetchone()[0]:
+            # Left by a teardown that kept them? A new copy must not collide with their rows.
+            cursor.execute("DROP TABLE public.invoice_inbox_items, public.companies")
+        cursor.execute(COPY_DDL)
+        cursor.execute(f"TRUNCATE {QUEUE}")
     _raw().execute(
         sql.SQL(
             "CREATE SUBSCRIPTION {name} CONNECTION {conninfo} PUBLICATION {name}"
@@ -114,8 +157,9 @@ def teardown(name: str | None = None, *, keep_slot: bool = False) -> str:
             _raw().execute(sql.SQL("ALTER SUBSCRIPTION {} DISABLE").format(ident))
             _raw().execute(sql.SQL("ALTER SUBSCRIPTION {} SET (slot_name = NONE)").format(ident))
         _raw().execute(sql.SQL("DROP SUBSCRIPTION {}").format(ident))
-    with connections["default"].cursor() as cursor:
-        cursor.execute(f"TRUNCATE {SCHEMA}.invoice_inbox_items, {SCHEMA}.companies, {QUEUE}")
+    with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS public.invoice_inbox_items, public.companies")
+        cursor.execute(f"TRUNCATE {QUEUE}")
     if keep_slot:
         return (
             f"subscription {name} dropped; slot {name} kept on accounted's server: it retains WAL "
@@ -252,6 +296,9 @@ def drain() -> sync.PassReport:
             return sync.PassReport(ran=False)
         state, _ = SyncState.objects.get_or_create(pk=1)
         current = status()
+        if current.state == "missing":  # no copy to read: the read model ages, and says so
+            log.warning("replication: no subscription %s (manage.py replication setup)", settings.REPLICATION_NAME)
+            return sync.PassReport(ran=True)
         if state.rules_version != sync.RULES_VERSION:
             # A release that changes the derivation re-derives every row from the copy,
             # in place: the list serves the old rows until each is rewritten.

