@@ -12,6 +12,7 @@ own databases are not involved. Missing binaries fail the run: CI must run these
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -141,3 +142,44 @@ def subscribed(server: Server) -> Server:
     server.manage("migrate", "--no-input", "-v", "0")
     server.manage("replication", "setup")
     return server
+
+
+_PASS_LINE = re.compile(r"poll: (\d+) indexed, (\d+) removed")
+
+
+class Follower:
+    """``sync_index --follow`` on the subscriber, as production runs it; what its passes reported."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def passes(self) -> list[tuple[int, int]]:
+        """(indexed, removed) of every pass that changed something, in order."""
+        text = self.log.read_text(encoding="utf-8", errors="replace")
+        return [(int(m[1]), int(m[2])) for m in _PASS_LINE.finditer(text)]
+
+    def mark(self) -> int:
+        return len(self.passes())
+
+    def since(self, mark: int) -> tuple[int, int]:
+        """Items derived and removed by the passes after ``mark``."""
+        later = self.passes()[mark:]
+        return sum(i for i, _ in later), sum(r for _, r in later)
+
+
+@pytest.fixture(scope="session")
+def follower(subscribed: Server) -> Iterator[Follower]:
+    log = subscribed.data.parent / "sync_index.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, str(ROOT / "manage.py"), "sync_index", "--follow", "--interval", "0.2"],
+            env={**subscribed.env(), "PYTHONUNBUFFERED": "1"},
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        yield Follower(log)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
