@@ -100,7 +100,7 @@ _HERE: Final = "subdbid = (SELECT oid FROM pg_database WHERE datname = current_d
 
 def _subscription_exists(name: str) -> bool:
     with connections["default"].cursor() as cursor:
-        cursor.execute(f"SELECT 1 FROM pg_subscription WHERE subname = %s AND {_HERE}", [name])
+        cursor.execute(f"SELECT 1 FROM pg_subscription WHERE subname = %s AND {_HERE}", [name])  # noqa: S608
         return cursor.fetchone() is not None
 
 
@@ -202,7 +202,7 @@ def status(name: str | None = None) -> Status:
         )
         queued, oldest = cursor.fetchone()
         cursor.execute(
-            f"SELECT oid, subenabled FROM pg_subscription WHERE subname = %s AND {_HERE}",
+            f"SELECT oid, subenabled FROM pg_subscription WHERE subname = %s AND {_HERE}",  # noqa: S608
             [name],
         )
         found = cursor.fetchone()
