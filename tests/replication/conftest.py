@@ -75,10 +75,10 @@ class Server:
             "SYNC_WORKERS": "1",
         }
 
-    def manage(self, *args: str) -> str:
+    def manage(self, *args: str, **env: str) -> str:
         done = subprocess.run(
             [sys.executable, str(ROOT / "manage.py"), *args],
-            env=self.env(),
+            env={**self.env(), **env},
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -170,15 +170,30 @@ class Follower:
 @pytest.fixture(scope="session")
 def follower(subscribed: Server) -> Iterator[Follower]:
     log = subscribed.data.parent / "sync_index.log"
+
+    def query(sql: str) -> Any:
+        with subscribed.connect("subscriber") as conn:
+            row = conn.execute(sql).fetchone()
+            return row[0] if row else None
+
+    # The first copy done, so that the follower's first pass, a reconcile with the copy, is
+    # over before any test writes: a reconcile would remove a deleted row even if the queue missed it.
+    ready = "SELECT count(*) > 0 AND bool_and(srsubstate = 'r') FROM pg_subscription_rel"
+    wait_until(lambda: bool(query(ready)), 60, "the subscription's first copy")
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, str(ROOT / "manage.py"), "sync_index", "--follow", "--interval", "0.2"],
+            [
+                *(sys.executable, str(ROOT / "manage.py"), "sync_index", "--follow"),
+                *("--interval", "0.2", "--idle-interval", "0.5", "--reconcile-every", "3600"),
+            ],
             env={**subscribed.env(), "PYTHONUNBUFFERED": "1"},
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+    reconciled = "SELECT last_reconcile_at IS NOT NULL FROM reviewapp_syncstate WHERE id = 1"
     try:
+        wait_until(lambda: bool(query(reconciled)), 60, "the follower's first reconcile")
         yield Follower(log)
     finally:
         process.terminate()

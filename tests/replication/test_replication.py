@@ -186,6 +186,30 @@ def test_the_server_restarted_mid_stream_resumes_where_it_stopped(subscribed: Se
     assert _one(subscribed, "subscriber", suppliers, [company]) == batches
 
 
+HEALTH = "from django.test import Client; print(Client().get('/healthz').content.decode())"
+
+
+def test_a_stopped_stream_makes_the_read_model_stale_and_healthz_says_why(
+    subscribed: Server, follower: Follower
+) -> None:
+    age = "SELECT extract(epoch FROM now() - last_poll_at) FROM reviewapp_syncstate WHERE id = 1"
+    worker = "SELECT count(pid) FROM pg_stat_subscription WHERE subname = 'review_app' AND relid IS NULL"
+    with subscribed.connect("subscriber") as conn:
+        conn.execute("ALTER SUBSCRIPTION review_app DISABLE")
+    try:
+        wait_until(lambda: _one(subscribed, "subscriber", worker) == 0, 30, "the apply worker to stop")
+        time.sleep(3)
+        assert _one(subscribed, "subscriber", age) > 2.5  # the follower still runs, but the stream does not
+        out = subscribed.manage("shell", "-c", HEALTH, SYNC_STALE_AFTER="2")
+        health = json.loads(out.strip().splitlines()[-1])
+        assert health["read_model"]["stale"] is True
+        assert health["read_model"]["replication"]["state"] == "disabled"
+    finally:
+        with subscribed.connect("subscriber") as conn:
+            conn.execute("ALTER SUBSCRIPTION review_app ENABLE")
+    wait_until(lambda: _one(subscribed, "subscriber", age) < 1, 30, "the read model fresh again")
+
+
 def test_check_reports_a_streaming_subscription(subscribed: Server) -> None:
     report = json.loads(subscribed.manage("replication", "check"))
     assert report["state"] == "streaming"
