@@ -259,7 +259,7 @@ def main() -> None:
         result: dict[str, object] = {"rows": args.rows, "rate": args.rate, "seconds": args.seconds}
         for db, values in seen.items():
             result[db] = {"n": len(values), "p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
-        time.sleep(70)  # both followers reach their idle pace (a minute without change)
+        time.sleep(65)  # both followers reach their idle pace (a minute without change)
         repl.terminate()
         repl.wait()
         result["idle_poll"] = idle_cost(server, "poll", args.idle)
@@ -267,7 +267,7 @@ def main() -> None:
         poll.terminate()
         poll.wait()
         followers = [repl]
-        time.sleep(70)
+        time.sleep(65)
         result["idle_replication"] = idle_cost(server, "replication", args.idle)
         result["median_all_replication_s"] = round(statistics.median(seen["sub_repl"]), 3) if seen["sub_repl"] else None
         print(json.dumps(result, indent=2))

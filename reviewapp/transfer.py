@@ -35,6 +35,7 @@ from django.db.models import Q
 from reviewapp import states, sync
 from reviewapp.bookkeeping import replica
 from reviewapp.models import IndexedItem
+from reviewapp.replication import source
 from reviewapp.routers import BOOKKEEPING_DB
 
 TABLE: Final = "public.invoice_inbox_items"
@@ -104,7 +105,7 @@ def export_lines(*, state_keys: Sequence[str] = ()) -> Iterator[str]:
     if not state_keys:
         return _all_rows()
     # The states come from the read model: catch it up with what changed since the last sync.
-    sync.poll()
+    source.catch_up()
     return _rows_in_states(state_keys)
 
 

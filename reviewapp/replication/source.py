@@ -346,3 +346,8 @@ def reconcile() -> sync.PassReport:
         SyncState.objects.filter(pk=1).update(last_reconcile_at=timezone.now())
     report = drain()
     return sync.PassReport(ran=True, indexed=report.indexed, removed=removed + report.removed)
+
+
+def catch_up() -> sync.PassReport:
+    """One pass of whichever source feeds the read model (``SYNC_SOURCE``): a poll or a drain."""
+    return drain() if settings.SYNC_SOURCE == "replication" else sync.poll()
