@@ -101,7 +101,7 @@ def prepare(server: Server, rows: int) -> None:
         pub.execute(REPLICA_SQL.read_text(encoding="utf-8"))
         pub.execute("CREATE EXTENSION pg_stat_statements")
         pub.execute(source.publication_sql(NAME))
-        pub.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION")
+        pub.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
         pub.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
         for table, columns in sync.SELECTED_COLUMNS.items():
             pub.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
@@ -276,6 +276,7 @@ def main() -> None:
             process.terminate()
             process.wait()
         server.pg_ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(data_root, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from reviewapp.replication import source
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "review_app"
 ROLE = "review_replication"
+ROWS_BEFORE = 300
 
 
 def _as_server_user(args: list[str]) -> list[str]:
@@ -135,10 +136,21 @@ def subscribed(server: Server) -> Server:
         publisher.execute(REPLICA_SQL.read_text(encoding="utf-8"))
         publisher.execute(source.publication_sql(NAME))
         # The role of docs/operations.md: REPLICATION, and SELECT on the published columns only.
-        publisher.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION")
+        publisher.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
         publisher.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
         for table, columns in sync.SELECTED_COLUMNS.items():
             publisher.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
+        # Rows accounted holds before the subscription: its first copy brings them (under RLS, as the real table is).
+        user = publisher.execute("INSERT INTO auth.users (email) VALUES ('before@example.com') RETURNING id").fetchone()
+        publisher.execute(
+            """WITH c AS (INSERT INTO public.companies (name, entity_type, created_by)
+                          VALUES ('Före AB', 'aktiebolag', %s) RETURNING id, created_by)
+               INSERT INTO public.invoice_inbox_items (user_id, company_id, source, extracted_data)
+               SELECT c.created_by, c.id, 'upload',
+                      jsonb_build_object('supplier', jsonb_build_object('name', 'Tidigare ' || g))
+               FROM c, generate_series(1, %s) g""",
+            [user[0] if user else None, ROWS_BEFORE],
+        )
     server.manage("migrate", "--no-input", "-v", "0")
     server.manage("replication", "setup")
     return server

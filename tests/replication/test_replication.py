@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Follower, Server, wait_until
+from .conftest import ROWS_BEFORE, Follower, Server, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -83,6 +83,13 @@ def _inbox_reads(server: Server) -> int:
                WHERE relid = 'public.invoice_inbox_items'::regclass""",
         )
     )
+
+
+def test_the_rows_accounted_held_before_the_subscription_come_with_its_first_copy(
+    subscribed: Server, follower: Follower
+) -> None:
+    shown = "SELECT count(*) FROM reviewapp_indexeditem WHERE company_name = 'Före AB'"
+    wait_until(lambda: _one(subscribed, "subscriber", shown) == ROWS_BEFORE, 30, "the first copy in the read model")
 
 
 def test_a_committed_change_reaches_the_read_model_without_reading_accounteds_table(
