@@ -123,6 +123,18 @@ def setup(conninfo: str | None = None, name: str | None = None) -> str:
                 f"accounted's database has no publication {name!r}; its operator runs (docs/operations.md):\n"
                 + publication_sql(name)
             )
+        bypass = publisher.execute(
+            """SELECT (SELECT rolbypassrls OR rolsuper FROM pg_roles WHERE rolname = current_user)
+                      OR NOT EXISTS (SELECT 1 FROM pg_class WHERE relrowsecurity
+                                     AND oid IN ('public.invoice_inbox_items'::regclass,
+                                                 'public.companies'::regclass))"""
+        ).fetchone()
+        if not (bypass and bypass[0]):
+            # The first copy reads as this role: row-level security would hide every row, silently.
+            raise SetupRefused(
+                "the replication role cannot bypass row-level security on accounted's tables, so the first copy "
+                "would be empty; its operator runs: ALTER ROLE <the role> BYPASSRLS (docs/operations.md)"
+            )
         slot = publisher.execute(
             "SELECT database = current_database() FROM pg_replication_slots WHERE slot_name = %s", [name]
         ).fetchone()
