@@ -134,24 +134,29 @@ def freshness(server: Server, rate: float, seconds: float) -> dict[str, list[flo
         ids = [str(r[0]) for r in pub.execute("SELECT id FROM invoice_inbox_items").fetchall()]
     random.shuffle(ids)
     pending: dict[str, tuple[str, float]] = {}  # id -> (token, committed at)
-    seen: dict[str, dict[str, float]] = {"sub_poll": {}, "sub_repl": {}}
+    seen: dict[str, dict[str, float]] = {"sub_poll": {}, "sub_repl": {}, "sub_repl_copy": {}}
+    # The replication side's two steps apart: commit -> the subscriber's copy -> the read model.
+    queries = {
+        "sub_poll": "SELECT id::text, supplier_name FROM reviewapp_indexeditem WHERE id = ANY(%s::uuid[])",
+        "sub_repl": "SELECT id::text, supplier_name FROM reviewapp_indexeditem WHERE id = ANY(%s::uuid[])",
+        "sub_repl_copy": """SELECT id::text, extracted_data #>> '{supplier,name}' FROM public.invoice_inbox_items
+                            WHERE id = ANY(%s::uuid[])""",
+    }
     lock = threading.Lock()
     done = threading.Event()
 
-    def watch(database: str) -> None:
+    def watch(name: str) -> None:
+        database = name.removesuffix("_copy")
         with server.connect(database) as conn:
-            while not done.is_set() or len(seen[database]) < len(pending):
+            while not done.is_set() or len(seen[name]) < len(pending):
                 with lock:
-                    waiting = {k: v for k, v in pending.items() if k not in seen[database]}
+                    waiting = {k: v for k, v in pending.items() if k not in seen[name]}
                 if waiting:
-                    rows = conn.execute(
-                        "SELECT id::text, supplier_name FROM reviewapp_indexeditem WHERE id = ANY(%s::uuid[])",
-                        [list(waiting)],
-                    ).fetchall()
+                    rows = conn.execute(queries[name], [list(waiting)]).fetchall()
                     now = time.time()
                     for item_id, supplier in rows:
                         if supplier == waiting[item_id][0]:
-                            seen[database][item_id] = now - waiting[item_id][1]
+                            seen[name][item_id] = now - waiting[item_id][1]
                 time.sleep(0.05)
                 if done.is_set() and time.time() > deadline:
                     return
@@ -240,7 +245,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=50_000)
     parser.add_argument("--rate", type=float, default=10.0)
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--idle", type=float, default=60.0)
+    parser.add_argument("--idle", type=float, default=60.0, help="0: skip the idle measurements")
     args = parser.parse_args()
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     data_root = Path(tempfile.mkdtemp(prefix="replication-bench-"))
@@ -259,6 +264,9 @@ def main() -> None:
         result: dict[str, object] = {"rows": args.rows, "rate": args.rate, "seconds": args.seconds}
         for db, values in seen.items():
             result[db] = {"n": len(values), "p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
+        if not args.idle:
+            print(json.dumps(result, indent=2))
+            return
         time.sleep(65)  # both followers reach their idle pace (a minute without change)
         repl.terminate()
         repl.wait()
