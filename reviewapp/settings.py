@@ -404,6 +404,21 @@ if INBOX_POLL_SECONDS < 1:
 if SYNC_STALE_AFTER < 1:
     raise ImproperlyConfigured(f"SYNC_STALE_AFTER must be at least 1 (seconds), got {SYNC_STALE_AFTER}")
 
+# Where the read model learns what changed in accounted (reviewapp/readmodel/replication.py):
+# "poll" (the default) asks accounted's table every few seconds; "replication"
+# subscribes the review database to a publication on accounted's database
+# (docs/operations.md) and reads only its local copy. REPLICATION_CONNINFO is the
+# libpq connection string the subscription uses (the replication role's; by
+# default BOOKKEEPING_DATABASE_URL), REPLICATION_NAME the publication's name on
+# accounted's side and the subscription's and slot's on ours.
+SYNC_SOURCE = os.environ.get("SYNC_SOURCE", "poll")
+if SYNC_SOURCE not in ("poll", "replication"):
+    raise ImproperlyConfigured(f"SYNC_SOURCE must be poll or replication, got {SYNC_SOURCE!r}")
+REPLICATION_CONNINFO = os.environ.get("REPLICATION_CONNINFO") or os.environ.get("BOOKKEEPING_DATABASE_URL", "")
+REPLICATION_NAME = os.environ.get("REPLICATION_NAME", "review_app")
+if not REPLICATION_NAME.isidentifier() or REPLICATION_NAME.lower() != REPLICATION_NAME:
+    raise ImproperlyConfigured(f"REPLICATION_NAME must be a lower-case identifier, got {REPLICATION_NAME!r}")
+
 # Processes a whole-table pass of sync_index (the first poll, a re-index after
 # a release) derives its rows in, one share of the table each
 # (reviewapp/readmodel/workers.py). 1: all in the sync_index process.

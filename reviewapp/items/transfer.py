@@ -37,6 +37,7 @@ from reviewapp.bookkeeping import replica
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
 from reviewapp.models import IndexedItem
+from reviewapp.readmodel import replication
 
 TABLE: Final = "public.invoice_inbox_items"
 # Rows per fetch on export; lines per transaction on import (each line has its own savepoint).
@@ -105,7 +106,7 @@ def export_lines(*, state_keys: Sequence[str] = ()) -> Iterator[str]:
     if not state_keys:
         return _all_rows()
     # The states come from the read model: catch it up with what changed since the last sync.
-    readmodel.poll()
+    replication.catch_up()
     return _rows_in_states(state_keys)
 
 

@@ -33,12 +33,43 @@ from reviewapp.models import ClarificationEvent, IndexedItem
 log = logging.getLogger("reviewapp.readmodel.sync")
 
 
-SELECT = """
+# The columns of accounted's invoice_inbox_items (and companies) the derivation reads: the
+# replication mode's publication lists exactly these (reviewapp/readmodel/replication.py).
+SELECTED_COLUMNS: Final = {
+    "invoice_inbox_items": (
+        "id",
+        "company_id",
+        "created_at",
+        "updated_at",
+        "channel_context",
+        "extracted_data",
+        "created_supplier_invoice_id",
+        "created_journal_entry_id",
+        "document_id",
+        "correlation_id",
+        "whatsapp_message_id",
+        "extraction_skipped",
+    ),
+    "companies": ("id", "name", "archived_at"),
+}
+
+
+def select_sql(schema: str = "public", *, join: str = "JOIN") -> str:
+    """The SELECT whose rows ``write_rows`` takes, from accounted's tables in ``schema``.
+
+    ``schema`` is another schema holding the same columns (the replication
+    mode's local copy, where ``join`` is a LEFT JOIN: a company's row may
+    arrive after its items' during the first copy).
+    """
+    return f"""
     SELECT i.id, i.company_id, c.name, i.created_at, i.updated_at, i.channel_context, i.extracted_data,
            (i.created_supplier_invoice_id IS NOT NULL OR i.created_journal_entry_id IS NOT NULL),
            i.document_id, i.correlation_id, i.whatsapp_message_id, i.extraction_skipped
-    FROM public.invoice_inbox_items i JOIN public.companies c ON c.id = i.company_id
-"""
+    FROM {schema}.invoice_inbox_items i {join} {schema}.companies c ON c.id = i.company_id
+"""  # noqa: S608 - schema and join are constants of the callers
+
+
+SELECT: Final = select_sql()
 
 
 COLUMNS: Final = (
@@ -355,8 +386,13 @@ def upsert(
                 cursor.execute(sql, [_payload([row], [values[position]], failures)])
 
 
-def write(rows: Sequence[Sequence[Any]]) -> int:
-    """Derive and store a batch. A row whose derivation raises is stored as malformed; the rest go on."""
+def write_rows(rows: Sequence[Sequence[Any]]) -> int:
+    """Derive and store a batch of ``select_sql`` rows; how many were written.
+
+    A row whose derivation raises is stored as malformed; the rest go on.
+    Every way of feeding the read model (the polls, ``index_items``, the
+    replication mode's drain) writes through here, so each derives alike.
+    """
     failures = Failures()
     values = derive(rows, failures)
     if not values:

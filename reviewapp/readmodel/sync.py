@@ -51,7 +51,7 @@ from reviewapp.core import states
 from reviewapp.models import IndexedItem, SyncState
 from reviewapp.overview.events import copy_new  # the overview's copy of the question events
 from reviewapp.readmodel import bulk, workers
-from reviewapp.readmodel.rows import fetch, write
+from reviewapp.readmodel.rows import fetch, write_rows
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +76,10 @@ class PassReport:
     resettled: int = 0  # app answers whose conversation mark was put back (reviewapp.answers.resettle)
 
 
-class _Lock:
-    """The review database's advisory lock for syncing, or nothing if another process holds it."""
+class SyncLock:
+    """The review database's advisory lock for syncing, or nothing if another process holds it.
+
+    ``with SyncLock() as held:``: only the host whose ``held`` is true applies changes."""
 
     def __enter__(self) -> bool:
         with connections["default"].cursor() as cursor:
@@ -208,7 +210,7 @@ def _read_changes(since: dt.datetime, unseen: tuple[str, list[Any]] | None) -> t
             rows = fetch(where, [*after, *extra_params], "i.updated_at, i.id", BATCH)
         read += len(rows)
         fresh = _not_yet_indexed(rows)
-        done += write(fresh)
+        done += write_rows(fresh)
         if rows:
             newest = rows[-1][4]
             after = (rows[-1][4], rows[-1][0])
@@ -226,7 +228,7 @@ def _not_yet_indexed(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
 
 def poll() -> PassReport:
     """One incremental pass: what changed since the watermark (everything, the first time)."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if not held:
             return PassReport(ran=False)
         state = _state()
@@ -270,7 +272,7 @@ def _warn_if_stale(last_poll_at: dt.datetime | None) -> None:
 
 def reconcile() -> PassReport:
     """Compare both tables id by id: index what is missing or out of date, drop what is gone."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if not held:
             return PassReport(ran=False)
 
@@ -285,7 +287,7 @@ def reconcile() -> PassReport:
 
 def refresh_companies() -> None:
     """Read accounted's companies now (``poll`` does it on every pass); skipped while a pass runs."""
-    with _Lock() as held:
+    with SyncLock() as held:
         if held:
             _refresh_companies()
 
@@ -303,10 +305,10 @@ def _refresh_companies(*, rename_always: bool = False) -> None:
     if changed:
         SyncState.objects.filter(pk=1).update(companies=companies)
     if changed or rename_always:
-        _refresh_company_names(companies)
+        refresh_company_names(companies)
 
 
-def _refresh_company_names(companies: list[list[Any]]) -> None:
+def refresh_company_names(companies: list[list[Any]]) -> None:
     """Each indexed item's company name as accounted spells it now."""
     if not companies:
         return
@@ -338,7 +340,7 @@ def index_items(item_ids: Iterable[uuid.UUID | str]) -> int:
             rows = fetch("i.id = ANY(%s)", [ids], "i.id", len(ids))
             found = {row[0] for row in rows}
             IndexedItem.objects.filter(pk__in=[pk for pk in ids if pk not in found]).delete()
-            return write(rows)
+            return write_rows(rows)
     except OperationalError:  # lock_timeout: a long pass holds the lock
         log.info("index_items: a sync pass holds the lock; the next poll indexes %d item(s)", len(ids))
         return 0

@@ -41,6 +41,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
 from reviewapp import readmodel
+from reviewapp.readmodel import replication
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +136,15 @@ class Command(BaseCommand):
         parser.add_argument("--max-seconds", type=float, default=0.0, help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # SYNC_SOURCE=replication: a "poll" drains the subscription's queue and a
+        # reconcile compares with its local copy; accounted's table is not read.
+        replicated = settings.SYNC_SOURCE == "replication"
+        poll = replication.drain if replicated else readmodel.poll
+        reconcile = replication.reconcile if replicated else readmodel.reconcile
         if not options["follow"]:
-            self._report("poll", readmodel.poll())
+            self._report("poll", poll())
             if options["reconcile"]:
-                self._report("reconcile", readmodel.reconcile())
+                self._report("reconcile", reconcile())
             return
         started = time.monotonic()
         deadline = started + options["max_seconds"] if options["max_seconds"] else None
@@ -147,11 +153,11 @@ class Command(BaseCommand):
         pace = Pace(options["interval"], idle_ceiling(options["idle_interval"]))
         while deadline is None or time.monotonic() < deadline:
             try:
-                polled = readmodel.poll()
+                polled = poll()
                 self._report("poll", polled, quiet=True)
                 changed = _changed(polled)
                 if time.monotonic() >= next_reconcile:
-                    reconciled = readmodel.reconcile()
+                    reconciled = reconcile()
                     self._report("reconcile", reconciled, quiet=True)
                     changed = changed or _changed(reconciled)
                     next_reconcile = time.monotonic() + options["reconcile_every"]

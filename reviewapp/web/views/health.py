@@ -27,6 +27,7 @@ from django.views.decorators.http import require_safe
 from reviewapp import readmodel
 from reviewapp.bookkeeping.routers import BOOKKEEPING_DB
 from reviewapp.core import states
+from reviewapp.readmodel import replication
 
 logger = logging.getLogger(__name__)
 
@@ -64,13 +65,21 @@ def _read_model() -> dict[str, Any] | None:
         logger.exception("health check: the sync state cannot be read")
         return None
     age = readmodel.read_model_age(last_poll_at)
-    return {
+    report: dict[str, Any] = {
         "last_poll_at": states.to_iso(last_poll_at),
         "age_seconds": None if age is None else int(age.total_seconds()),
         "stale_after_seconds": int(readmodel.stale_after().total_seconds()),
         # Never built counts as stale too: the list may be missing items.
         "stale": age is None or age > readmodel.stale_after(),
     }
+    if settings.SYNC_SOURCE == "replication":
+        # The subscription's state and lag, from the review database's own catalogs.
+        try:
+            report["replication"] = replication.status().as_json()
+        except DatabaseError:
+            logger.exception("health check: the subscription's state cannot be read")
+            report["replication"] = None
+    return report
 
 
 @login_not_required

