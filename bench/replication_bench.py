@@ -48,7 +48,7 @@ django.setup()
 
 from reviewapp.bookkeeping.replica import REPLICA_SQL  # noqa: E402
 from reviewapp.dev import embedded_pg  # noqa: E402
-from reviewapp.readmodel import replication, sync  # noqa: E402
+from reviewapp.readmodel import replication  # noqa: E402
 from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port  # noqa: E402
 
 NAME = "review_app"
@@ -103,7 +103,7 @@ def prepare(server: Server, rows: int) -> None:
         pub.execute(replication.publication_sql(NAME))
         pub.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
         pub.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
-        for table, columns in sync.SELECTED_COLUMNS.items():
+        for table, columns in rows.SELECTED_COLUMNS.items():
             pub.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
         # Each follower reads accounted as a role of its own, so its statements can be told apart.
         for role in ("poll_reader", "repl_reader"):

@@ -30,7 +30,7 @@ import pytest
 
 from reviewapp.bookkeeping.replica import REPLICA_SQL
 from reviewapp.dev import embedded_pg
-from reviewapp.readmodel import replication, sync
+from reviewapp.readmodel import replication, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "review_app"
@@ -138,7 +138,7 @@ def subscribed(server: Server) -> Server:
         # The role of docs/operations.md: REPLICATION, and SELECT on the published columns only.
         publisher.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
         publisher.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
-        for table, columns in sync.SELECTED_COLUMNS.items():
+        for table, columns in rows.SELECTED_COLUMNS.items():
             publisher.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
         # Rows accounted holds before the subscription: its first copy brings them (under RLS, as the real table is).
         user = publisher.execute("INSERT INTO auth.users (email) VALUES ('before@example.com') RETURNING id").fetchone()
