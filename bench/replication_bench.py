@@ -103,7 +103,7 @@ def prepare(server: Server, rows: int) -> None:
         pub.execute(replication.publication_sql(NAME))
         pub.execute(f"CREATE ROLE {ROLE} WITH LOGIN REPLICATION BYPASSRLS")
         pub.execute(f"GRANT USAGE ON SCHEMA public TO {ROLE}")
-        for table, columns in rows.SELECTED_COLUMNS.items():
+        for table, columns in SELECTED_COLUMNS.items():
             pub.execute(f"GRANT SELECT ({', '.join(columns)}) ON public.{table} TO {ROLE}")
         # Each follower reads accounted as a role of its own, so its statements can be told apart.
         for role in ("poll_reader", "repl_reader"):
