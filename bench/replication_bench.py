@@ -49,6 +49,7 @@ django.setup()
 from reviewapp.bookkeeping.replica import REPLICA_SQL  # noqa: E402
 from reviewapp.dev import embedded_pg  # noqa: E402
 from reviewapp.readmodel import replication  # noqa: E402
+from reviewapp.readmodel.rows import SELECTED_COLUMNS  # noqa: E402
 from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port  # noqa: E402
 
 NAME = "review_app"
