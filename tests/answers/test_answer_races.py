@@ -93,6 +93,10 @@ def answer_in_thread(item: InboxItem, user: User, text: str) -> tuple[threading.
 
 
 def test_sixteen_answers_at_once_exactly_one_wins(monkeypatch):
+    # Sixteen writers in one process stand for sixteen across many hosts: lift the per-process limit on
+    # accounted's work (reviewapp.bookkeeping.bounded_pg; tested in tests/production/test_hung_accounted*.py),
+    # which would refuse all but a few of them at once with a 503. Each thread's connection reads it.
+    monkeypatch.setitem(connections.settings[BOOKKEEPING_DB]["LIMITS"], "max_concurrent", 0)
     item = moved_item("representation")
     conv = make_conversation(item)
     original = dict(item.channel_context)
