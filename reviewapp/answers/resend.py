@@ -381,15 +381,6 @@ def _shown(name: str) -> str:
     return name if len(name) <= MAX_SHOWN_NAME else name[: MAX_SHOWN_NAME - 1] + "…"
 
 
-def _extracted(item: InboxItem, *path: str) -> Any:
-    node: Any = item.extracted_data
-    for key in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
-
-
 def _amount(item: InboxItem) -> float | None:
     value = item.total
     return float(value) if value is not None and math.isfinite(value) else None
@@ -397,7 +388,7 @@ def _amount(item: InboxItem) -> float | None:
 
 def _currency(item: InboxItem) -> str | None:
     # Not ``item.currency``: it reads a missing currency as SEK, which would contradict a known one.
-    value = _extracted(item, "invoice", "currency")
+    value = item.extracted("invoice", "currency")
     return value.strip().upper() if isinstance(value, str) and value.strip() else None
 
 

@@ -230,7 +230,8 @@ class InboxItem(AccountedTable):
         """Booked (a supplier invoice or journal entry was created): an answer can no longer reach the verifikat."""
         return self.created_supplier_invoice_id is not None or self.created_journal_entry_id is not None
 
-    def _extracted(self, *path: str) -> Any:
+    def extracted(self, *path: str) -> Any:
+        """The value at ``path`` in what accounted read from the receipt, or None where the path is missing."""
         node: Any = self.extracted_data
         for key in path:
             if not isinstance(node, dict):
@@ -240,25 +241,25 @@ class InboxItem(AccountedTable):
 
     @property
     def supplier_name(self) -> str | None:
-        value = self._extracted("supplier", "name")
+        value = self.extracted("supplier", "name")
         return value if isinstance(value, str) and value.strip() else None
 
     @property
     def total(self) -> float | int | None:
-        value = self._extracted("totals", "total")
+        value = self.extracted("totals", "total")
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     @property
     def vat_amount(self) -> float | int | None:
-        value = self._extracted("totals", "vatAmount")
+        value = self.extracted("totals", "vatAmount")
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
     @property
     def currency(self) -> str:
-        value = self._extracted("invoice", "currency")
+        value = self.extracted("invoice", "currency")
         return value if isinstance(value, str) and value else "SEK"
 
     @property
     def invoice_date(self) -> str | None:
-        value = self._extracted("invoice", "invoiceDate")
+        value = self.extracted("invoice", "invoiceDate")
         return value if isinstance(value, str) and value else None

@@ -24,9 +24,7 @@ from reviewapp.readmodel.rows import (
     COLUMNS,
     SELECT,
     Failures,
-    answers_replaced,
-    derive,
-    moved_to_app_at,
+    derived,
     upsert,
 )
 
@@ -95,13 +93,9 @@ def _copy_rows(
 
 def stage(rows: Sequence[Sequence[Any]], into: str = STAGING) -> int:
     """Derive one batch as a poll does and COPY it into the staging table ``into``."""
-    failures = Failures()
-    values = derive(rows, failures)
+    values, failures = derived(rows)
     if not values:
         return 0
-    moved_to_app_at(values)
-    answers_replaced(rows, values, failures)
-    failures.log_new(values)
     records = _copy_rows(rows, values, failures)
     try:
         with (

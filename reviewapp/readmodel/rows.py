@@ -393,16 +393,26 @@ def write_rows(rows: Sequence[Sequence[Any]]) -> int:
     Every way of feeding the read model (the polls, ``index_items``, the
     replication mode's drain) writes through here, so each derives alike.
     """
-    failures = Failures()
-    values = derive(rows, failures)
+    values, failures = derived(rows)
     if not values:
         return 0
-    moved_to_app_at(values)
-    answers_replaced(rows, values, failures)
-    # Logged against what the index held before this write, so once per row version.
-    failures.log_new(values)
     upsert(rows, values, failures)
     return len(values)
+
+
+def derived(rows: Sequence[Sequence[Any]]) -> tuple[list[dict[str, Any]], Failures]:
+    """A batch derived as every pass derives it, with what the logs add; the rows that failed in ``Failures``.
+
+    The failures are logged against what the index held before this batch is
+    written, so once per row version.
+    """
+    failures = Failures()
+    values = derive(rows, failures)
+    if values:
+        moved_to_app_at(values)
+        answers_replaced(rows, values, failures)
+        failures.log_new(values)
+    return values, failures
 
 
 def fetch(where: str, params: Sequence[Any], order: str, limit: int) -> list[tuple[Any, ...]]:

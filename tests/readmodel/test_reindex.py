@@ -56,7 +56,6 @@ def test_the_list_serves_the_old_rows_during_a_re_index_and_the_new_ones_after(
             assert resume.wait(WAIT)
         return derive(rows, failures)
 
-    monkeypatch.setattr(copying, "derive", pausing)
     monkeypatch.setattr(rows, "derive", pausing)
     reports: list[sync.PassReport] = []
 
