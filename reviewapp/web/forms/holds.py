@@ -34,6 +34,8 @@ class HoldForm(forms.Form):
     )
 
     def __init__(self, *args: Any, now: dt.datetime | None = None, **kwargs: Any) -> None:
+        # Its own ids: the panel shares the answer page with the answer form (whose fields include a note).
+        kwargs.setdefault("auto_id", "hold_%s")
         super().__init__(*args, **kwargs)
         self.now = now
         self.fields["until"].initial = holds.default_until(now)
@@ -56,6 +58,12 @@ class NoteForm(forms.Form):
         strip=False,
         widget=forms.Textarea(attrs={"rows": 3, "maxlength": notes.MAX_CHARS}),
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Its own ids: on the answer page the context answer's field is "text" too (id_text, twice, was
+        # one label for two fields and broke every journey that typed an answer).
+        kwargs.setdefault("auto_id", "team_note_%s")
+        super().__init__(*args, **kwargs)
 
     def clean_text(self) -> str:
         cleaned = _free_text(self.cleaned_data.get("text") or "", notes.MAX_CHARS)
