@@ -281,10 +281,9 @@ def store_upload(
             upload_source="file_upload",
         )
     correlation_id = uuid.uuid4()
-    ingested = ProcessingHistory.objects.create(
+    ingested = ProcessingHistory.append(
         company_id=old.company_id,
         correlation_id=correlation_id,
-        causation_id=None,
         aggregate_type="Document",
         aggregate_id=document.pk,
         event_type=INGESTED,
@@ -294,7 +293,6 @@ def store_upload(
             "mime_type": checked.mime_type,
             "size_bytes": upload.size,
         },
-        payload_schema_version=1,
         actor=actor,
         occurred_at=now,
     )

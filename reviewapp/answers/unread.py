@@ -141,10 +141,9 @@ def append_skipped_event(
     them before deciding to skip.
     """
     empty = empty_result()
-    return ProcessingHistory.objects.create(
+    return ProcessingHistory.append(
         company_id=item.company_id,
         correlation_id=item.correlation_id or item.pk,
-        causation_id=None,
         aggregate_type="Document",
         aggregate_id=document.pk,
         event_type=EXTRACTION_ATTEMPTED,
@@ -159,7 +158,6 @@ def append_skipped_event(
             "skip_reason": SKIP_REASON,
             "page_count": page_count,
         },
-        payload_schema_version=1,
         actor=actor,
         occurred_at=occurred_at,
     )

@@ -309,15 +309,13 @@ def append_question_event(
     payload: dict[str, Any] = {"channel": "whatsapp", "inbox_item_id": str(item.pk), "question_type": question}
     if amended:
         payload["amended"] = True
-    return ProcessingHistory.objects.create(
+    return ProcessingHistory.append(
         company_id=item.company_id,
         correlation_id=item.correlation_id or item.pk,
-        causation_id=None,
         aggregate_type="System",
         aggregate_id=item.pk,
         event_type=event_type,
         payload=payload,
-        payload_schema_version=1,
         actor=actor,
         occurred_at=occurred_at,
     )

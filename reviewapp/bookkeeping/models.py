@@ -177,6 +177,37 @@ class ProcessingHistory(AccountedTable):
     def __str__(self) -> str:
         return f"{self.event_type} {self.occurred_at:%Y-%m-%d %H:%M}"
 
+    @classmethod
+    def append(
+        cls,
+        *,
+        company_id: uuid.UUID,
+        correlation_id: uuid.UUID,
+        aggregate_type: str,
+        aggregate_id: uuid.UUID,
+        event_type: str,
+        payload: dict[str, Any],
+        actor: dict[str, str],
+        occurred_at: Any,
+    ) -> ProcessingHistory:
+        """One new event, as accounted's own writers append theirs: no causation, payload schema 1.
+
+        The one place the app appends to the log, so every event it writes has
+        the same shape; ``actor`` is never a name (the contract).
+        """
+        return cls.objects.create(
+            company_id=company_id,
+            correlation_id=correlation_id,
+            causation_id=None,
+            aggregate_type=aggregate_type,
+            aggregate_id=aggregate_id,
+            event_type=event_type,
+            payload=payload,
+            payload_schema_version=1,
+            actor=actor,
+            occurred_at=occurred_at,
+        )
+
 
 class InboxItemQuerySet(models.QuerySet["InboxItem"]):
     def visible_to(self, user: Any) -> InboxItemQuerySet:

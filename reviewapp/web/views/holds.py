@@ -13,7 +13,8 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
@@ -28,7 +29,13 @@ from reviewapp.web.htmx import AuthenticatedHttpRequest, redirect_htmx, render_h
 
 
 def _visible(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> IndexedItem | None:
+    """The item's read-model row if the user may see its company; None otherwise, exactly as for a missing id."""
     return IndexedItem.objects.visible_to(request.user).filter(pk=item_id).first()
+
+
+def _visible_or_404(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> IndexedItem:
+    """The HTML views' twin of ``_visible``: the one 404 a hidden or missing item gets."""
+    return get_object_or_404(IndexedItem.objects.visible_to(request.user), pk=item_id)
 
 
 def _json_body(request: AuthenticatedHttpRequest) -> dict[str, Any] | None:
@@ -136,9 +143,7 @@ def _form_page(request: AuthenticatedHttpRequest, item: IndexedItem, **forms: An
 @require_POST
 @permission_required(roles.ANSWER, raise_exception=True)
 def item_hold(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = _visible(request, item_id)
-    if item is None:
-        raise Http404
+    item = _visible_or_404(request, item_id)
     form = HoldForm(request.POST)
     if not form.is_valid():
         return _form_page(request, item, hold_form=form)
@@ -154,9 +159,7 @@ def item_hold(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResp
 @require_POST
 @permission_required(roles.ANSWER, raise_exception=True)
 def item_hold_release(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = _visible(request, item_id)
-    if item is None:
-        raise Http404
+    item = _visible_or_404(request, item_id)
     if holds.release_hold(item, request.user):
         messages.success(request, _("Released from hold: the item is back in the queue."))
     return redirect_htmx(request, _item_url(request, item_id))
@@ -165,9 +168,7 @@ def item_hold_release(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> 
 @require_POST
 @permission_required(roles.ADD_NOTE, raise_exception=True)
 def item_note_add(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> HttpResponse:
-    item = _visible(request, item_id)
-    if item is None:
-        raise Http404
+    item = _visible_or_404(request, item_id)
     form = NoteForm(request.POST)
     if not form.is_valid():
         return _form_page(request, item, note_form=form)
