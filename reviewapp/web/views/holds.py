@@ -46,6 +46,17 @@ def _json_body(request: AuthenticatedHttpRequest) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _note_form_from_json(request: AuthenticatedHttpRequest) -> NoteForm | HttpResponse:
+    """The JSON body's ``text`` as a valid note form, or the 400 that says what is wrong with it."""
+    data = _json_body(request)
+    if data is None:
+        return json_error(400, "send a JSON object")
+    form = NoteForm({"text": data["text"]} if isinstance(data.get("text"), str) else {})
+    if not form.is_valid():
+        return json_error(400, "the note is not valid", errors=json_errors(form))
+    return form
+
+
 def _item_url(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> str:
     back = request.POST.get("list_query", "")
     return reverse("item_detail", args=[item_id]) + (f"?{back}" if back and "\n" not in back else "")
@@ -81,12 +92,9 @@ def api_item_notes(request: AuthenticatedHttpRequest, item_id: uuid.UUID) -> Htt
     item = _visible(request, item_id)
     if item is None:
         return json_error(404, "no such item")
-    data = _json_body(request)
-    if data is None:
-        return json_error(400, "send a JSON object")
-    form = NoteForm({"text": data["text"]} if isinstance(data.get("text"), str) else {})
-    if not form.is_valid():
-        return json_error(400, "the note is not valid", errors=json_errors(form))
+    form = _note_form_from_json(request)
+    if isinstance(form, HttpResponse):
+        return form
     note = notes.add_note(item.pk, item.company_id, request.user, form.cleaned_data["text"])
     return json_response(notes.note_json(note), status=201)
 
@@ -97,12 +105,9 @@ def api_item_note(request: AuthenticatedHttpRequest, item_id: uuid.UUID, note_id
     note = ItemNote.objects.select_related("author").filter(pk=note_id, item_id=item_id).first()
     if item is None or note is None:
         return json_error(404, "no such note")
-    data = _json_body(request)
-    if data is None:
-        return json_error(400, "send a JSON object")
-    form = NoteForm({"text": data["text"]} if isinstance(data.get("text"), str) else {})
-    if not form.is_valid():
-        return json_error(400, "the note is not valid", errors=json_errors(form))
+    form = _note_form_from_json(request)
+    if isinstance(form, HttpResponse):
+        return form
     try:
         notes.edit_note(note, request.user, form.cleaned_data["text"])
     except notes.NoteLocked as locked:
