@@ -151,9 +151,20 @@ class Command(BaseCommand):
         next_reconcile = 0.0
         backoff = Backoff()
         pace = Pace(options["interval"], idle_ceiling(options["idle_interval"]))
+        # Replication: the queue's triggers notify, and the loop waits on that instead of
+        # sleeping, so a change is drained when it is copied, not at the next interval. The
+        # interval still paces the extras (overview copy, re-settle) and the read model's age.
+        wakeups = replication.Wakeups() if replicated else None
+        next_extras = 0.0
         while deadline is None or time.monotonic() < deadline:
             try:
-                polled = poll()
+                if wakeups is not None:
+                    extras = time.monotonic() >= next_extras
+                    polled = replication.drain(extras=extras)
+                    if extras and polled.ran:
+                        next_extras = time.monotonic() + options["interval"]
+                else:
+                    polled = poll()
                 self._report("poll", polled, quiet=True)
                 changed = _changed(polled)
                 if time.monotonic() >= next_reconcile:
@@ -179,7 +190,12 @@ class Command(BaseCommand):
                     log.warning("sync_index: the databases answer again after %d s of failed passes; resumed", lasted)
             if deadline is not None:
                 wait = max(0.0, min(wait, deadline - time.monotonic()))
-            time.sleep(wait)
+            if wakeups is not None and backoff.failing_since is None:
+                wakeups.wait(wait)
+            else:  # polling, or backing off after a failure: a burst of notifications must not hurry a retry
+                time.sleep(wait)
+        if wakeups is not None:
+            wakeups.close()
 
     def _report(self, what: str, report: readmodel.PassReport, *, quiet: bool = False) -> None:
         if not report.ran:
