@@ -397,21 +397,30 @@ class Wakeups:
         return conn
 
     def wait(self, timeout: float) -> bool:
-        """Until the queue's triggers notify or ``timeout`` seconds pass; True when notified."""
+        """Until the queue's triggers notify or ``timeout`` seconds pass; True when the caller should drain.
+
+        A connection lost meanwhile (the review database restarted) is opened again at once, and
+        the wait ends there: what was queued while nobody listened sent no notification this
+        connection could see, so the caller drains now. Only when that fails too does it wait out
+        the timeout (the loop's timed pass, as before notifications).
+        """
         deadline = time.monotonic() + timeout
-        try:
-            if self.conn is None or self.conn.closed:
-                self.conn = self._connect()
-            woken = any(True for _ in self.conn.notifies(timeout=max(timeout, 0.0), stop_after=1))
-            if woken:  # the others that came meanwhile are one drain's worth: take them all now
-                for _ in self.conn.notifies(timeout=0):
-                    pass
-            return woken
-        except psycopg.Error as error:
-            log.warning("replication: listening for changes failed (%s); waiting the interval instead", error)
-            self.close()
-            time.sleep(max(0.0, deadline - time.monotonic()))
-            return False
+        for attempt in (1, 2):
+            try:
+                if self.conn is None or self.conn.closed:
+                    self.conn = self._connect()
+                    return True
+                woken = any(True for _ in self.conn.notifies(timeout=max(timeout, 0.0), stop_after=1))
+                if woken:  # the others that came meanwhile are one drain's worth: take them all now
+                    for _ in self.conn.notifies(timeout=0):
+                        pass
+                return woken
+            except psycopg.Error as error:
+                self.close()
+                if attempt == 2:
+                    log.warning("replication: listening for changes failed (%s); waiting the interval", error)
+        time.sleep(max(0.0, deadline - time.monotonic()))
+        return False
 
     def close(self) -> None:
         if self.conn is not None:

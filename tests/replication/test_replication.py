@@ -211,6 +211,14 @@ def test_the_server_restarted_mid_stream_resumes_where_it_stopped(subscribed: Se
     suppliers = "SELECT count(DISTINCT supplier_name) FROM reviewapp_indexeditem WHERE company_id = %s"
     assert _one(subscribed, "subscriber", suppliers, [company]) == batches
 
+    # The follower listens again after the restart: a change is drained at once, not at its next
+    # timed pass (FOLLOW_INTERVAL, 10 s away).
+    with subscribed.connect("publisher") as conn:
+        item = _item(conn, company, "Efter omstarten")
+    committed = time.monotonic()
+    _shows(subscribed, item, "Efter omstarten", timeout=FOLLOW_INTERVAL * 2)
+    assert time.monotonic() - committed < 2.0
+
 
 HEALTH = "from django.test import Client; print(Client().get('/healthz').content.decode())"
 

@@ -184,6 +184,8 @@ class Command(BaseCommand):
             except Exception as error:  # a lost connection or a restart of either database must not end the loop
                 with contextlib.suppress(Exception):  # a broken connection may fail to close, too
                     connections.close_all()  # the next try connects afresh
+                    if wakeups is not None:  # and listens afresh: the old connection may be dead too
+                        wakeups.close()
                 wait = backoff.failed(time.monotonic())
                 failing_for = time.monotonic() - (backoff.failing_since or 0.0)
                 log.warning(
