@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import FOLLOW_INTERVAL, ROWS_BEFORE, Follower, Server, wait_until
+from .conftest import FOLLOW_INTERVAL, ROWS_BEFORE, Follower, Server, following, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -130,6 +130,28 @@ def test_a_change_wakes_the_drain_at_once(subscribed: Server, follower: Follower
         committed = time.monotonic()
         _shows(subscribed, item, f"Väckt {n}", timeout=FOLLOW_INTERVAL * 2)
         assert time.monotonic() - committed < 2.0, f"change {n} waited for a timed pass"
+
+
+def test_two_hosts_following_derive_each_change_once(subscribed: Server, follower: Follower) -> None:
+    """A second host's sync_index --follow: both are woken by every change, only the lock's holder drains."""
+    reconciled = "SELECT extract(epoch FROM last_reconcile_at) FROM reviewapp_syncstate WHERE id = 1"
+    before = _one(subscribed, "subscriber", reconciled)
+    log = subscribed.data.parent / "sync_index_second_host.log"
+    with following(subscribed, "subscriber", subscribed.env(), log) as second:
+        # Its first pass is a reconcile with the copy, which may queue what is in flight: over first.
+        wait_until(lambda: _one(subscribed, "subscriber", reconciled) > before, 30, "the second host's reconcile")
+        company = _company(subscribed, "Två värdar AB")
+        marks = follower.mark(), second.mark()
+        changes = 40
+        with subscribed.connect("publisher") as conn:
+            for n in range(changes):
+                _item(conn, company, f"Värd {n}")
+                time.sleep(0.05)
+        shown = "SELECT count(*) FROM reviewapp_indexeditem WHERE company_id = %s"
+        wait_until(lambda: _one(subscribed, "subscriber", shown, [company]) == changes, 30, "every change")
+        time.sleep(1)  # a second derivation by the other host would be reported by now
+        first, other = follower.since(marks[0])[0], second.since(marks[1])[0]
+        assert first + other == changes
 
 
 def test_a_transaction_held_open_before_its_commit_is_not_missed(subscribed: Server, follower: Follower) -> None:
