@@ -182,9 +182,11 @@ class Command(BaseCommand):
                     changed = changed or _changed(reconciled)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
             except Exception as error:  # a lost connection or a restart of either database must not end the loop
+                drained = False  # back off by the clock, not at the next notification
                 with contextlib.suppress(Exception):  # a broken connection may fail to close, too
                     connections.close_all()  # the next try connects afresh
-                    if wakeups is not None:  # and listens afresh: the old connection may be dead too
+                if wakeups is not None:  # and listens afresh: the old connection may be dead too
+                    with contextlib.suppress(Exception):
                         wakeups.close()
                 wait = backoff.failed(time.monotonic())
                 failing_for = time.monotonic() - (backoff.failing_since or 0.0)
