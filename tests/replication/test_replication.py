@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ROWS_BEFORE, Follower, Server, wait_until
+from .conftest import FOLLOW_INTERVAL, ROWS_BEFORE, Follower, Server, following, wait_until
 
 pytestmark = pytest.mark.postgres
 
@@ -113,6 +113,47 @@ def test_a_committed_change_reaches_the_read_model_without_reading_accounteds_ta
     assert _inbox_reads(subscribed) == before  # they read the copy, never accounted's table
 
 
+def test_a_change_wakes_the_drain_at_once(subscribed: Server, follower: Follower) -> None:
+    """The follower's timed passes are FOLLOW_INTERVAL (10 s) apart; the queue's notification wakes it.
+
+    Five changes one after another, each shown within 2 s of its commit: by the
+    timed passes alone each would have a one-in-five chance, all five 1 in 3 125.
+    """
+    company = _company(subscribed, "Vaken AB")
+    with subscribed.connect("publisher") as conn:
+        item = _item(conn, company, "Väckt 0")
+    _shows(subscribed, item, "Väckt 0")
+    for n in range(1, 6):
+        time.sleep(0.5)  # the follower is back in its wait
+        with subscribed.connect("publisher") as conn:
+            _set_supplier(conn, item, f"Väckt {n}")
+        committed = time.monotonic()
+        _shows(subscribed, item, f"Väckt {n}", timeout=FOLLOW_INTERVAL * 2)
+        assert time.monotonic() - committed < 2.0, f"change {n} waited for a timed pass"
+
+
+def test_two_hosts_following_derive_each_change_once(subscribed: Server, follower: Follower) -> None:
+    """A second host's sync_index --follow: both are woken by every change, only the lock's holder drains."""
+    reconciled = "SELECT extract(epoch FROM last_reconcile_at) FROM reviewapp_syncstate WHERE id = 1"
+    before = _one(subscribed, "subscriber", reconciled)
+    log = subscribed.data.parent / "sync_index_second_host.log"
+    with following(subscribed, "subscriber", subscribed.env(), log) as second:
+        # Its first pass is a reconcile with the copy, which may queue what is in flight: over first.
+        wait_until(lambda: _one(subscribed, "subscriber", reconciled) > before, 30, "the second host's reconcile")
+        company = _company(subscribed, "Två värdar AB")
+        marks = follower.mark(), second.mark()
+        changes = 40
+        with subscribed.connect("publisher") as conn:
+            for n in range(changes):
+                _item(conn, company, f"Värd {n}")
+                time.sleep(0.05)
+        shown = "SELECT count(*) FROM reviewapp_indexeditem WHERE company_id = %s"
+        wait_until(lambda: _one(subscribed, "subscriber", shown, [company]) == changes, 30, "every change")
+        time.sleep(1)  # a second derivation by the other host would be reported by now
+        first, other = follower.since(marks[0])[0], second.since(marks[1])[0]
+        assert first + other == changes
+
+
 def test_a_transaction_held_open_before_its_commit_is_not_missed(subscribed: Server, follower: Follower) -> None:
     company = _company(subscribed, "Sena AB")
     with subscribed.connect("publisher") as conn:
@@ -192,6 +233,14 @@ def test_the_server_restarted_mid_stream_resumes_where_it_stopped(subscribed: Se
     suppliers = "SELECT count(DISTINCT supplier_name) FROM reviewapp_indexeditem WHERE company_id = %s"
     assert _one(subscribed, "subscriber", suppliers, [company]) == batches
 
+    # The follower listens again after the restart: a change is drained at once, not at its next
+    # timed pass (FOLLOW_INTERVAL, 10 s away).
+    with subscribed.connect("publisher") as conn:
+        item = _item(conn, company, "Efter omstarten")
+    committed = time.monotonic()
+    _shows(subscribed, item, "Efter omstarten", timeout=FOLLOW_INTERVAL * 2)
+    assert time.monotonic() - committed < 2.0
+
 
 HEALTH = "from django.test import Client; print(Client().get('/healthz').content.decode())"
 
@@ -200,7 +249,10 @@ def test_a_stopped_stream_makes_the_read_model_stale_and_healthz_says_why(
     subscribed: Server, follower: Follower
 ) -> None:
     age = "SELECT extract(epoch FROM now() - last_poll_at) FROM reviewapp_syncstate WHERE id = 1"
-    worker = "SELECT count(pid) FROM pg_stat_subscription WHERE subname = 'review_app' AND relid IS NULL"
+    # This database's subscription: the split fixture's database has one of the same name on this server.
+    worker = """SELECT count(w.pid) FROM pg_stat_subscription w JOIN pg_subscription s ON s.oid = w.subid
+                WHERE s.subname = 'review_app' AND w.relid IS NULL
+                  AND s.subdbid = (SELECT oid FROM pg_database WHERE datname = current_database())"""
     with subscribed.connect("subscriber") as conn:
         conn.execute("ALTER SUBSCRIPTION review_app DISABLE")
     try:

@@ -23,6 +23,13 @@ tries, logging one warning per try, and goes back to its interval as soon
 as a pass succeeds. A long outage thus costs one line a minute in the log,
 not one every two seconds, and nobody has to restart the sync after it.
 
+With ``SYNC_SOURCE=replication`` a pass drains the subscription's queue, and
+the loop waits on the queue's notifications (``replication.Wakeups``) rather
+than sleeping: a copied change is drained at once. ``--interval`` then paces
+the extras (the overview's copy, the re-settle) and the timed passes. A host
+whose pass found the lock held (another host drains, or an answer's
+``index_items``) sleeps its wait instead: the holder listens too.
+
 Each poll also re-settles app answers whose WhatsApp conversation mark
 accounted's sweep undid (``reviewapp.answers.resettle``); its line says how
 many: ``poll: 3 indexed, 0 removed, re-settled 1``.
@@ -151,9 +158,22 @@ class Command(BaseCommand):
         next_reconcile = 0.0
         backoff = Backoff()
         pace = Pace(options["interval"], idle_ceiling(options["idle_interval"]))
+        # Replication: the queue's triggers notify, and the loop waits on that instead of
+        # sleeping, so a change is drained when it is copied, not at the next interval. The
+        # interval still paces the extras (overview copy, re-settle) and the read model's age.
+        wakeups = replication.Wakeups() if replicated else None
+        next_extras = 0.0
         while deadline is None or time.monotonic() < deadline:
+            drained = False
             try:
-                polled = poll()
+                if wakeups is not None:
+                    extras = time.monotonic() >= next_extras
+                    polled = replication.drain(extras=extras)
+                    if extras and polled.ran:
+                        next_extras = time.monotonic() + options["interval"]
+                    drained = polled.ran
+                else:
+                    polled = poll()
                 self._report("poll", polled, quiet=True)
                 changed = _changed(polled)
                 if time.monotonic() >= next_reconcile:
@@ -162,8 +182,12 @@ class Command(BaseCommand):
                     changed = changed or _changed(reconciled)
                     next_reconcile = time.monotonic() + options["reconcile_every"]
             except Exception as error:  # a lost connection or a restart of either database must not end the loop
+                drained = False  # back off by the clock, not at the next notification
                 with contextlib.suppress(Exception):  # a broken connection may fail to close, too
                     connections.close_all()  # the next try connects afresh
+                if wakeups is not None:  # and listens afresh: the old connection may be dead too
+                    with contextlib.suppress(Exception):
+                        wakeups.close()
                 wait = backoff.failed(time.monotonic())
                 failing_for = time.monotonic() - (backoff.failing_since or 0.0)
                 log.warning(
@@ -179,7 +203,15 @@ class Command(BaseCommand):
                     log.warning("sync_index: the databases answer again after %d s of failed passes; resumed", lasted)
             if deadline is not None:
                 wait = max(0.0, min(wait, deadline - time.monotonic()))
-            time.sleep(wait)
+            if wakeups is not None and drained:
+                wakeups.wait(wait)
+            else:
+                # Polling; or backing off after a failure (a burst of notifications must not hurry
+                # a retry); or another host held the lock and drains: each notification would only
+                # be another failed try here. The holder listens too, so nothing waits for this host.
+                time.sleep(wait)
+        if wakeups is not None:
+            wakeups.close()
 
     def _report(self, what: str, report: readmodel.PassReport, *, quiet: bool = False) -> None:
         if not report.ran:
