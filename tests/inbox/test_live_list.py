@@ -13,6 +13,7 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -21,6 +22,7 @@ from reviewapp.core import roles
 from reviewapp.inbox import reservations
 from reviewapp.models import CompanyAssignment, SyncState
 from reviewapp.web.api_auth import create_token
+from reviewapp.web.forms.inbox import parse_list_query, remembered_list_query
 from tests import factories
 from tests.answers.conftest import moved_item
 from tests.inbox.helpers import pending
@@ -286,3 +288,32 @@ def test_a_list_of_one_company_polls_too_and_its_page_keeps_the_company_menu(boo
     assert bookkeeper_client.get(url, HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304
     # The whole queue (no company asked for) still offers the menu, read after the tag.
     assert "Tegelbruket AB</option>" in bookkeeper_client.get(QUEUE).content.decode()
+
+
+@pytest.mark.parametrize(
+    "query_string",
+    [
+        "state=needs_answer&sort=queue",
+        "state=needs_answer&state=on_hold&state=needs_answer&type=resend&page=2&page_size=100",
+        "state=on_hold&held_by_me=on",
+        "state=nonsense&q=%E2%80%8FVolvo&received_from=2026-11-01&received_to=2026-10-01&photo=unread",
+        "page=0&page_size=7&sort=sideways&held_by_me=",
+    ],
+)
+def test_the_remembered_query_is_the_forms_own(bookkeeper, anna, query_string):
+    # The poll's path reads the query string once per process; the page's path builds the form every time.
+    # Both must mean the same list to each user, or the page's tag would never match the poll's.
+    for user in (bookkeeper, anna, bookkeeper):
+        params = QueryDict(query_string)
+        assert remembered_list_query(params, user=user) == parse_list_query(params, user=user)
+
+
+def test_held_by_me_is_each_users_own_list_through_the_remembered_query(bookkeeper, anna):
+    params = QueryDict("state=on_hold&held_by_me=on")
+    assert remembered_list_query(params, user=bookkeeper).held_by == bookkeeper.pk
+    assert remembered_list_query(params, user=anna).held_by == anna.pk
+
+
+def test_a_company_filter_is_left_to_the_form_and_its_menu(bookkeeper):
+    company = factories.make_company()
+    assert remembered_list_query(QueryDict(f"company={company.pk}"), user=bookkeeper) is None

@@ -344,8 +344,8 @@ def remembered_list_query(query: QueryDict, *, user: Any) -> ListQuery | None:
     and building and validating this form was a quarter of each unchanged
     poll's Python (bench/README.md, "Idle open queues"). The answer depends
     only on the query string and the scope (the user's companies, read from
-    the database with the user on every request, and id), so this process
-    remembers it: nothing another host does can make a remembered answer
+    the database with the user on every request, and, for "held by me", the
+    user's id), so this process remembers it: nothing another host does can make a remembered answer
     wrong, and a changed assignment is another key.
 
     None when ``?company=`` is given: that is validated against accounted's
@@ -353,7 +353,11 @@ def remembered_list_query(query: QueryDict, *, user: Any) -> ListQuery | None:
     """
     if query.get("company"):
         return None
-    return _list_query_for(query.urlencode(), scope_of(user))
+    company_ids, user_id = scope_of(user)
+    # The user's id changes the answer only through "held by me": without it
+    # every user with the same companies shares one entry (a web process serves
+    # each user's polls only now and then, so a key per user would rarely be found).
+    return _list_query_for(query.urlencode(), Scope(company_ids, user_id if query.get("held_by_me") else None))
 
 
 @functools.lru_cache(maxsize=1024)
