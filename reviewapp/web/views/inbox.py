@@ -142,7 +142,8 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     if found is not None:
         return redirect_htmx(request, reverse("item_detail", args=[found]))
     # Conditional requests (issue 38 part 3): the open list polls itself with
-    # If-None-Match, and an unchanged list costs this one query and a 304.
+    # If-None-Match, and an unchanged list costs this one query (beside the
+    # session's and the user's) and a 304.
     now = live.fingerprint(query)
     age = readmodel.read_model_age(now.indexed_at)
     stale = "stale" if age is None or age > readmodel.stale_after() else ""
