@@ -29,6 +29,11 @@ def company_ids(user: Any) -> frozenset[uuid.UUID] | None:
     return cached
 
 
+def remember_company_ids(user: Any, ids: frozenset[uuid.UUID]) -> None:
+    """Record ``user``'s assigned companies, read with the user (``reviewapp.web.auth_backend``): one query fewer."""
+    setattr(user, _CACHE_ATTR, ids)
+
+
 def can_see(user: Any, company_id: uuid.UUID | str | None) -> bool:
     allowed = company_ids(user)
     if allowed is None:

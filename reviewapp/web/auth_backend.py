@@ -2,8 +2,10 @@
 
 Each page checks a permission and shows the user's roles in its header. With
 Django's backend that is three queries a request after the user's own
-(groups, the user's permissions, the groups' permissions); here the user row
-comes with its group names and both permission sets in one statement.
+(groups, the user's permissions, the groups' permissions), and a fourth for
+the companies the user is assigned (``reviewapp.core.access``); here the user
+row comes with its group names, both permission sets and the assigned
+companies in one statement.
 
 Plain SQL, written once: the same query through the ORM (three ``ArrayAgg``
 over joins) cost 7 ms of Python a request to compile, against 1.5 ms for
@@ -26,6 +28,9 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError
 from django.db import connections, router
 
+from reviewapp.core import access
+from reviewapp.models import CompanyAssignment
+
 _USER_GROUPS: Final = User.groups.through._meta.db_table
 _USER_PERMISSIONS: Final = User.user_permissions.through._meta.db_table
 _GROUP_PERMISSIONS: Final = Group.permissions.through._meta.db_table
@@ -42,7 +47,8 @@ _USER_WITH_ROLES: Final = f"""
       ARRAY(SELECT {_PERMISSION_NAME} FROM {_USER_PERMISSIONS} up {_PERMISSIONS_OF.format(link="up")}
             WHERE up.user_id = u.id) AS own_permissions,
       ARRAY(SELECT {_PERMISSION_NAME} FROM {_USER_GROUPS} ug JOIN {_GROUP_PERMISSIONS} gp ON gp.group_id = ug.group_id
-            {_PERMISSIONS_OF.format(link="gp")} WHERE ug.user_id = u.id) AS group_permissions
+            {_PERMISSIONS_OF.format(link="gp")} WHERE ug.user_id = u.id) AS group_permissions,
+      ARRAY(SELECT ca.company_id FROM {CompanyAssignment._meta.db_table} ca WHERE ca.user_id = u.id) AS company_ids
     FROM {User._meta.db_table} u WHERE u.id = %s
 """  # noqa: S608 - table names from the models, the id a parameter
 
@@ -61,7 +67,10 @@ class UserWithRolesBackend(ModelBackend):
             return None
         count = len(_USER_FIELDS)
         user = User.from_db(alias, _USER_FIELDS, row[:count])
-        user.group_names, own_permissions, group_permissions = row[count:]  # type: ignore[attr-defined]
+        user.group_names, own_permissions, group_permissions, assigned = row[count:]  # type: ignore[attr-defined]
+        # The companies this user may see (reviewapp.core.access), asked of
+        # every list, item and search: here rather than in a query of their own.
+        access.remember_company_ids(user, frozenset(assigned))
         if not self.user_can_authenticate(user):
             return None
         # ModelBackend's own caches, filled as it would fill them. A superuser

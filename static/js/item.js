@@ -72,7 +72,15 @@
   }
 
   function init() {
-    if (window.location.hash === "#hold-form") focusHold();
+    if (window.location.hash === "#hold-form") {
+      focusHold();
+      // The browser's own scroll to #hold-form (a form: not focusable) moves the
+      // focus to the page itself once the page has loaded, after this ran: the
+      // queue's "h" then left the keyboard on <body>. Focus the field again after it.
+      window.addEventListener("load", function () {
+        window.setTimeout(focusHold, 0);
+      }, { once: true });
+    }
     document.querySelectorAll("button[data-copy-from]").forEach(setupCopy);
     setupKeys();
     // "Correct it" in the toast after a save links here with #answer-form.

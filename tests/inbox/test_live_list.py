@@ -7,18 +7,22 @@ valid for another user, another list or another representation.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.http import QueryDict
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from reviewapp.core import roles
 from reviewapp.inbox import reservations
-from reviewapp.models import CompanyAssignment
+from reviewapp.models import CompanyAssignment, SyncState
 from reviewapp.web.api_auth import create_token
+from reviewapp.web.forms.inbox import parse_list_query, remembered_list_query
 from tests import factories
 from tests.answers.conftest import moved_item
 from tests.inbox.helpers import pending
@@ -196,3 +200,120 @@ def test_the_apis_tag_is_per_user(bookkeeper):
     response = Client(HTTP_AUTHORIZATION=f"Bearer {create_token(otto)}").get(API_QUEUE, HTTP_IF_NONE_MATCH=tag)
     assert response.status_code == 200
     assert response.json()["results"] == []
+
+
+# --- The 304's own cost and its guarantees (bench/README.md, "Idle open queues") ---
+
+
+def _otto(company):  # type: ignore[no-untyped-def]
+    """A bookkeeper assigned one company only: his list is scoped by his assignments, not a permission."""
+    otto = factories.make_user(roles.BOOKKEEPER, username="otto")
+    CompanyAssignment.objects.create(user=otto, company_id=company.pk)
+    return otto
+
+
+def test_an_idle_poll_costs_three_queries(django_assert_num_queries):
+    company = factories.make_company()
+    moved_item("context", company=company)
+    client = _client(_otto(company))
+    tag = _embedded_tag(client.get(QUEUE).content.decode())
+    # The session; the user with roles and assigned companies; the rows, counts
+    # and sync time. No company menu, no separate assignment or sync-state read:
+    # a change that brings one back onto the poll's path fails here.
+    with django_assert_num_queries(3):
+        assert _poll(client, tag).status_code == 304
+
+
+def test_a_signed_out_poll_goes_to_the_login_page_and_never_gets_a_304(bookkeeper, bookkeeper_client):
+    moved_item("context")
+    tag = _embedded_tag(bookkeeper_client.get(QUEUE).content.decode())
+    bookkeeper_client.logout()
+    response = _poll(bookkeeper_client, tag)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_a_poll_after_the_password_changed_elsewhere_goes_to_the_login_page(bookkeeper, bookkeeper_client):
+    moved_item("context")
+    tag = _embedded_tag(bookkeeper_client.get(QUEUE).content.decode())
+    # Changed on another host (or by an administrator): this session's hash no longer matches.
+    bookkeeper.set_password("an entirely new password 42")
+    bookkeeper.save()
+    response = _poll(bookkeeper_client, tag)
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_a_poll_after_a_company_was_taken_away_is_sent_again_without_its_rows():
+    kept, taken = factories.make_company(), factories.make_company()
+    kept_item, taken_item = moved_item("context", company=kept), moved_item("context", company=taken)
+    otto = _otto(kept)
+    CompanyAssignment.objects.create(user=otto, company_id=taken.pk)
+    client = _client(otto)
+    page = client.get(QUEUE).content.decode()
+    assert str(taken_item.pk) in page
+    tag = _embedded_tag(page)
+    assert _poll(client, tag).status_code == 304
+
+    CompanyAssignment.objects.filter(user=otto, company_id=taken.pk).delete()
+
+    response = _poll(client, tag)
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert f"row-{kept_item.pk}" in body
+    assert str(taken_item.pk) not in body
+
+
+def test_the_read_model_catching_up_again_changes_the_tag(bookkeeper_client):
+    moved_item("context")
+    SyncState.objects.update_or_create(pk=1, defaults={"last_poll_at": timezone.now() - dt.timedelta(days=1)})
+    first = bookkeeper_client.get(QUEUE)
+    assert "stale-banner" in first.content.decode()
+    tag = first["ETag"]
+    assert bookkeeper_client.get(QUEUE, HTTP_IF_NONE_MATCH=tag).status_code == 304
+    # The sync ran: the page no longer says the list is old, so the copy is not kept.
+    SyncState.objects.filter(pk=1).update(last_poll_at=timezone.now())
+    response = bookkeeper_client.get(QUEUE, HTTP_IF_NONE_MATCH=tag)
+    assert response.status_code == 200
+    assert "stale-banner" not in response.content.decode()
+
+
+def test_a_list_of_one_company_polls_too_and_its_page_keeps_the_company_menu(bookkeeper_client):
+    company = factories.make_company(name="Tegelbruket AB")
+    moved_item("context", company=company)
+    url = f"{QUEUE}&company={company.pk}"
+    page = bookkeeper_client.get(url)
+    assert page.status_code == 200
+    assert f'<option value="{company.pk}" selected>Tegelbruket AB</option>' in page.content.decode()
+    assert bookkeeper_client.get(url, HTTP_IF_NONE_MATCH=page["ETag"]).status_code == 304
+    # The whole queue (no company asked for) still offers the menu, read after the tag.
+    assert "Tegelbruket AB</option>" in bookkeeper_client.get(QUEUE).content.decode()
+
+
+@pytest.mark.parametrize(
+    "query_string",
+    [
+        "state=needs_answer&sort=queue",
+        "state=needs_answer&state=on_hold&state=needs_answer&type=resend&page=2&page_size=100",
+        "state=on_hold&held_by_me=on",
+        "state=nonsense&q=%E2%80%8FVolvo&received_from=2026-11-01&received_to=2026-10-01&photo=unread",
+        "page=0&page_size=7&sort=sideways&held_by_me=",
+    ],
+)
+def test_the_remembered_query_is_the_forms_own(bookkeeper, anna, query_string):
+    # The poll's path reads the query string once per process; the page's path builds the form every time.
+    # Both must mean the same list to each user, or the page's tag would never match the poll's.
+    for user in (bookkeeper, anna, bookkeeper):
+        params = QueryDict(query_string)
+        assert remembered_list_query(params, user=user) == parse_list_query(params, user=user)
+
+
+def test_held_by_me_is_each_users_own_list_through_the_remembered_query(bookkeeper, anna):
+    params = QueryDict("state=on_hold&held_by_me=on")
+    assert remembered_list_query(params, user=bookkeeper).held_by == bookkeeper.pk
+    assert remembered_list_query(params, user=anna).held_by == anna.pk
+
+
+def test_a_company_filter_is_left_to_the_form_and_its_menu(bookkeeper):
+    company = factories.make_company()
+    assert remembered_list_query(QueryDict(f"company={company.pk}"), user=bookkeeper) is None

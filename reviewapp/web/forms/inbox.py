@@ -9,10 +9,11 @@ that one field; it never becomes a 500.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import uuid
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from django import forms
 from django.http import QueryDict
@@ -138,6 +139,17 @@ class Control:
     errors: list[str]
 
 
+class Scope(NamedTuple):
+    """Whose list a query string is read for: the companies the user may see (None: all) and the user's id."""
+
+    company_ids: frozenset[uuid.UUID] | None
+    user_id: int | None
+
+
+def scope_of(user: Any) -> Scope:
+    return Scope(access.company_ids(user), getattr(user, "pk", None))
+
+
 class InboxFilterForm(forms.Form):
     state = StateField(
         label=_("State"),
@@ -185,6 +197,7 @@ class InboxFilterForm(forms.Form):
         user: Any,
         companies: list[tuple[uuid.UUID, str, bool]] | None = None,
         max_page_size: int | None = None,
+        scope: Scope | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
@@ -194,8 +207,7 @@ class InboxFilterForm(forms.Form):
         # The companies ``user`` may see (None: all). The menu offers only
         # those, so another company's id is refused exactly like an id that
         # does not exist; ``list_query`` narrows every list to them.
-        self.company_ids = access.company_ids(user)
-        self.user_id: int | None = getattr(user, "pk", None)
+        self.company_ids, self.user_id = scope or scope_of(user)
         company = self.fields["company"]
         assert isinstance(company, CompanyChoiceField)
         company.choices = self._company_choices
@@ -323,3 +335,31 @@ def parse_list_query(query: QueryDict, *, user: Any, max_page_size: int | None =
     ``?company=`` is an invalid choice, as an id that does not exist.
     """
     return InboxFilterForm(query, user=user, max_page_size=max_page_size).list_query()
+
+
+def remembered_list_query(query: QueryDict, *, user: Any) -> ListQuery | None:
+    """``parse_list_query(query, user=user)`` without building the form again for a list read before.
+
+    An open list polls its own address every few seconds (issue 38 part 3),
+    and building and validating this form was a quarter of each unchanged
+    poll's Python (bench/README.md, "Idle open queues"). The answer depends
+    only on the query string and the scope (the user's companies, read from
+    the database with the user on every request, and, for "held by me", the
+    user's id), so this process remembers it: nothing another host does can make a remembered answer
+    wrong, and a changed assignment is another key.
+
+    None when ``?company=`` is given: that is validated against accounted's
+    companies, a database read, so the caller builds the form.
+    """
+    if query.get("company"):
+        return None
+    company_ids, user_id = scope_of(user)
+    # The user's id changes the answer only through "held by me": without it
+    # every user with the same companies shares one entry (a web process serves
+    # each user's polls only now and then, so a key per user would rarely be found).
+    return _list_query_for(query.urlencode(), Scope(company_ids, user_id if query.get("held_by_me") else None))
+
+
+@functools.lru_cache(maxsize=1024)
+def _list_query_for(encoded: str, scope: Scope) -> ListQuery:
+    return InboxFilterForm(QueryDict(encoded), user=None, scope=scope).list_query()

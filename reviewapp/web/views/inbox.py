@@ -25,7 +25,7 @@ from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
 from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, SORT_RECEIVED, exact_item, matches_elsewhere
 from reviewapp.web.api_auth import api_view, json_error, json_response
-from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query
+from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query, remembered_list_query
 from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
 from reviewapp.web.landing import all_items_url, landing_query, queue_query
 
@@ -125,26 +125,34 @@ def next_free(request: HtmxHttpRequest) -> HttpResponse:
 def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # No query string at all: the list this person uses most (``inbox.landing``).
     params = request.GET or landing_query(request.user)
-    # One read for the freshness line and the company menu, before the rows.
-    synced = readmodel.synced()
-    form = InboxFilterForm(params, user=request.user, companies=synced.companies)
-    query = form.list_query()
+    # An open queue polls this address every few seconds: its query string
+    # is read once per process (``remembered_list_query``), and the filter
+    # form and the company menu are built only for a page that is sent. A
+    # ?company= is validated against the menu (accounted's companies), read first.
+    query = remembered_list_query(params, user=request.user)
+    synced: readmodel.Synced | None = None
+    form: InboxFilterForm | None = None
+    if query is None:
+        synced = readmodel.synced()
+        form = InboxFilterForm(params, user=request.user, companies=synced.companies)
+        query = form.list_query()
     # An exact id pasted into the search (item, document, correlation or
     # WhatsApp message id, a wamid) opens that item, if this user may see it.
     found = exact_item(query)
     if found is not None:
         return redirect_htmx(request, reverse("item_detail", args=[found]))
     # Conditional requests (issue 38 part 3): the open list polls itself with
-    # If-None-Match, and an unchanged list costs this one query and a 304.
-    rows_now = live.fingerprint(query)
-    age = readmodel.read_model_age(synced.indexed_at)
+    # If-None-Match, and an unchanged list costs this one query (beside the
+    # session's and the user's) and a 304.
+    now = live.fingerprint(query)
+    age = readmodel.read_model_age(now.indexed_at)
     stale = "stale" if age is None or age > readmodel.stale_after() else ""
     # The page's forms carry a CSRF token of this session: a copy from before
     # the last login must not be shown again.
     extra = f"{stale}|{request.session.session_key}"
     tags = {
         kind: live.etag(
-            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=rows_now, extra=extra
+            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=now.rows, extra=extra
         )
         for kind in ("page", "htmx")
     }
@@ -153,6 +161,11 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     not_modified = _not_modified(request, tag)
     if not_modified is not None:
         return not_modified
+    if synced is None:
+        # The freshness line and the company menu, read once for the page.
+        synced = readmodel.synced()
+    if form is None:
+        form = InboxFilterForm(params, user=request.user, companies=synced.companies)
     polled = as_part and request.htmx.trigger == live.POLL_ELEMENT
     page = list_page(query, synced)
     page_url = reverse("inbox") + "?"
@@ -265,7 +278,7 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
         # A script gets told exactly what was wrong instead of other rows.
         return json_error(400, "invalid query parameters", fields=form.errors.get_json_data())
     query = form.list_query()
-    tag = live.etag(kind="json", user_id=request.user.pk, language="", query=query, rows=live.fingerprint(query))
+    tag = live.etag(kind="json", user_id=request.user.pk, language="", query=query, rows=live.fingerprint(query).rows)
     not_modified = _not_modified(request, tag)
     if not_modified is not None:
         return not_modified
