@@ -56,6 +56,8 @@ def setup_django(review_url: str, bookkeeping_url: str, media_root: str | None =
     os.environ["BOOKKEEPING_DATABASE_URL"] = bookkeeping_url
     os.environ.setdefault("SECRET_KEY", "bench-only-not-a-secret")
     os.environ["DEBUG"] = "0"
+    # The fills use devtools' commands (seed_demo, create_bookkeeping_replica), which DEBUG off leaves out.
+    os.environ["DEVTOOLS"] = "1"
     os.environ["SECURE_SSL_REDIRECT"] = "0"
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ["MEDIA_ROOT"] = media_root or tempfile.mkdtemp(prefix="bench-media-")

@@ -134,6 +134,7 @@ def _server_env(review_url: str, bookkeeping_url: str, media_root: str, *, via_p
         BOOKKEEPING_DATABASE_URL=bookkeeping_url,
         SECRET_KEY=secrets.token_urlsafe(50),
         DEBUG="0",
+        DEVTOOLS="0",  # served as in production; only this script's own set-up uses devtools
         ALLOWED_HOSTS=f"{SITE},{HOST}",
         MEDIA_ROOT=media_root,
         DJANGO_SETTINGS_MODULE="reviewapp.settings",
@@ -149,6 +150,7 @@ def _server_env(review_url: str, bookkeeping_url: str, media_root: str, *, via_p
 
 def _setup_django(env: dict[str, str]) -> None:
     os.environ.update(env)
+    os.environ["DEVTOOLS"] = "1"  # the fill runs devtools' seed_demo, which DEBUG off leaves out
     sys.path.insert(0, str(ROOT))
     import django
 
