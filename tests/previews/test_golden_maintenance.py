@@ -13,7 +13,7 @@ from django.urls import reverse
 
 import clarifications.cli
 from reviewapp.models import GoldenCase, GoldenCaseChange
-from reviewapp.previews.golden import canonical, mark_words, save_golden_case
+from reviewapp.previews.golden import canonical, classify_diff, mark_words, save_golden_case
 from reviewapp.previews.maintenance import MAX_TAGS
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
@@ -131,6 +131,12 @@ def test_mark_words_marks_only_the_words_that_differ(before, after, marked_befor
     assert mark_words(before, after) == (marked_before, marked_after)
 
 
+def test_each_diff_line_gets_the_kind_the_page_styles_it_by():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,2 +1,2 @@", "-gammal", "+ny", " samma"]
+    kinds = [line.kind for line in classify_diff(lines)]
+    assert kinds == ["file", "file", "hunk", "remove", "add", "same"]
+
+
 def test_a_one_word_change_in_the_long_agent_paragraph_is_marked_inside_the_line(qa_client, imported):
     old_paragraph = PARAGRAPH.replace("väger tyngre", "väger mer")
     agent_view = [*RECORDS["full answer"]["expected"]["agent_view"][:-1], old_paragraph]
@@ -193,7 +199,7 @@ def test_a_rename_to_a_taken_name_is_an_error_under_the_field(qa_client, importe
     assert not GoldenCaseChange.objects.exists()
 
 
-def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
+def test_qa_tags_cases_and_the_list_filters_by_tag(qa, qa_client, imported):
     denial = GoldenCase.objects.get(name="denial")
     moved = GoldenCase.objects.get(name="denial plus moved context question")
     qa_client.post(reverse("golden_case_tags", args=[denial.pk]), {"tags": " Denial , ,denial"})
@@ -205,6 +211,7 @@ def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
     assert moved.tags == ["denial", "moved context"]
     change = GoldenCaseChange.objects.filter(case=moved).get()
     assert (change.kind, change.old, change.new) == ("tagged", [], ["denial", "moved context"])
+    assert (change.changed_by, change.changed_by_label) == (qa, "qarin")
 
     html = qa_client.get(reverse("golden_cases"), {"tag": "Moved Context"}).content.decode()
     assert texts(html, cls="golden-pass") == [texts(html, cls="golden-pass")[0]]
@@ -214,6 +221,10 @@ def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
     all_html = qa_client.get(reverse("golden_cases")).content.decode()
     assert len(texts(all_html, cls="golden-pass")) == len(RECORDS)
     assert " ".join(text_of(all_html, "golden-tags").split()) == "Tags: denial moved context"
+    # A second change logs the tags it replaced.
+    qa_client.post(reverse("golden_case_tags", args=[moved.pk]), {"tags": "moved context"})
+    change = GoldenCaseChange.objects.filter(case=moved).latest("pk")
+    assert (change.old, change.new) == (["denial", "moved context"], ["moved context"])
 
 
 def test_too_many_tags_are_refused_under_the_field(qa_client, imported):
@@ -246,7 +257,10 @@ def test_delete_asks_first_then_deletes_and_keeps_the_log(qa, qa_client, importe
     assert not GoldenCase.objects.filter(pk=case.pk).exists()
     change = GoldenCaseChange.objects.get(case_name="denial")
     assert (change.kind, change.case, change.changed_by) == ("deleted", None, qa)
+    # The log names who by their user name too, which stays when the account is deleted.
+    assert change.changed_by_label == "qarin"
     assert change.old["input"] == RECORDS["denial"]["input"]
+    assert same_outputs(change.old["expected"], RECORDS["denial"]["expected"])
 
 
 # --- Permissions ---------------------------------------------------------------------

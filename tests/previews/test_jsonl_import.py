@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import signal
+import stat
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from reviewapp.models import GoldenCase
-from reviewapp.previews.jsonl import CaseRecord, InvalidCaseFile, import_cases, read_jsonl
+from reviewapp.previews.jsonl import CaseRecord, InvalidCaseFile, import_cases, read_jsonl, write_file
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +64,34 @@ def test_a_failed_export_leaves_the_file_as_it_was_and_no_partial_file(tmp_path)
         signal.signal(signal.SIGXFSZ, previous)
     assert target.read_text(encoding="utf-8") == "the previous export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["golden.jsonl"]
+
+
+def test_the_export_is_written_into_a_hidden_temporary_file_beside_the_target(tmp_path):
+    # Beside it, so the final rename stays on one file system (atomic); hidden and
+    # named .golden-export-*.tmp, so a copy left by a killed process is recognisable.
+    target = tmp_path / "golden.jsonl"
+    seen: list[list[str]] = []
+
+    def lines():  # type: ignore[no-untyped-def]
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+        yield "{}\n"
+
+    write_file(str(target), lines())
+    (names,) = seen
+    (temporary,) = names
+    assert temporary.startswith(".golden-export-")
+    assert temporary.endswith(".tmp")
+    assert [p.name for p in tmp_path.iterdir()] == ["golden.jsonl"]
+
+
+def test_an_export_over_a_file_keeps_its_mode_and_a_new_one_is_readable_by_all(tmp_path):
+    kept = tmp_path / "private.jsonl"
+    kept.write_text("old\n", encoding="utf-8")
+    os.chmod(kept, 0o600)
+    write_file(str(kept), ["åäö\n"])
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert kept.read_bytes() == "åäö\n".encode()
+
+    new = tmp_path / "new.jsonl"
+    write_file(str(new), ["{}\n"])
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644

@@ -355,3 +355,10 @@ def test_a_text_direction_control_in_the_input_is_named_as_a_problem(qa_client):
     assert "user_note" in problem
     assert "U+202E" in problem
     assert "None: every field" not in html
+
+
+def test_an_unknown_example_is_an_empty_form_not_an_error(qa_client):
+    response = qa_client.get(URL, {"example": "no-such-example"})
+    assert response.status_code == 200
+    assert text_of(response.content.decode(), "id_channel_context").strip() == ""
+    assert find_example("no-such-example") is None
