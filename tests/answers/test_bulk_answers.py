@@ -334,3 +334,11 @@ def test_support_sees_no_ticks(support_client, company):
     moved_item("context", company=company)
     page = page_of(support_client.get(reverse("inbox") + "?state=needs_answer"))
     assert not page.has("bulk-select")
+
+
+@pytest.mark.parametrize("items", ["abc", "", [], {"a": 1}])
+def test_items_that_are_not_a_list_of_ids_are_refused_with_what_to_send(bookkeeper_client, items):
+    body = json.dumps({"items": items, "answer": {"question": "context", "text": "x"}})
+    response = bookkeeper_client.post(reverse("api_answers"), body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["items"] == ["Send the items as a list of item ids."]

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from reviewapp.answers.unread import mark_unread, old_uploads
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from reviewapp.web.landing import all_items_url
@@ -219,6 +220,14 @@ def test_the_fix_marks_each_as_accounted_marks_an_unread_item_and_logs_it(old_ro
         # The row as it was is kept in the app's log before anything is changed.
         assert logged.payload["before"]["status"] == ("processing" if key == "processing" else "received")
         assert logged.payload["history_event_id"] == str(attempted.pk)
+        # ... and the row and the document as they were written.
+        assert logged.payload["document_id"] == str(document.pk)
+        assert logged.payload["after"] == {
+            "status": "received",
+            "extracted_data": ACCOUNTED_EMPTY_RESULT,
+            "extraction_skipped": True,
+            "document": {"extracted_data": None, "extraction_model": "skipped:client_opt_out"},
+        }
     assert {key: _row(old_rows[key]) for key in untouched} == untouched
     assert not ProcessingHistory.objects.filter(
         event_type="DocumentExtractionAttempted", aggregate_id=old_rows["accounted_own"].document_id
@@ -296,3 +305,14 @@ def _listed(page: Page) -> set[str]:
     """The item ids of the list's rows (their links to the item page)."""
     hrefs = [tag.get("href") or "" for tag in page.tags("a") if "row-link" in (tag.get("class") or "").split()]
     return {href.split("/items/")[1].split("/")[0] for href in hrefs}
+
+
+def test_an_upload_read_after_it_was_listed_is_left_alone_and_not_counted(old_rows):
+    (listed,) = [upload for upload in old_uploads() if upload.item_id == old_rows["processing"].pk]
+    # accounted's worker reads it between the listing and the write.
+    InboxItem.objects.filter(pk=listed.item_id).update(status="received")
+    before = _row(old_rows["processing"])
+
+    assert mark_unread(listed, now=timezone.now(), actor={"type": "system", "id": "review-app"}) is False
+    assert _row(old_rows["processing"]) == before
+    assert not ClarificationEvent.objects.filter(event_type="UploadMarkedUnread").exists()

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 import clarifications.cli
 from reviewapp.models import GoldenCase, GoldenCaseChange
-from reviewapp.previews.golden import canonical, classify_diff, mark_words, save_golden_case
+from reviewapp.previews.golden import canonical, classify_diff, mark_words, natural_key, save_golden_case, word_diff
 from reviewapp.previews.maintenance import MAX_TAGS
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
@@ -135,6 +135,18 @@ def test_each_diff_line_gets_the_kind_the_page_styles_it_by():
     lines = ["--- expected lines", "+++ actual lines", "@@ -1,2 +1,2 @@", "-gammal", "+ny", " samma"]
     kinds = [line.kind for line in classify_diff(lines)]
     assert kinds == ["file", "file", "hunk", "remove", "add", "same"]
+    assert [line.html for line in classify_diff([" <b>&"])] == [" &lt;b&gt;&amp;"]
+
+
+def test_a_diff_ending_in_removed_lines_keeps_them_whole():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,2 +1 @@", " samma", "-borta"]
+    out = word_diff(lines)
+    assert [(line.kind, line.html) for line in out[-2:]] == [("same", " samma"), ("remove", "-borta")]
+
+
+def test_names_sort_with_numbers_as_numbers_and_never_compare_a_number_with_a_word():
+    names = ["b", "case 10", "10", "case 2", "A", "2"]
+    assert sorted(names, key=natural_key) == ["2", "10", "A", "b", "case 2", "case 10"]
 
 
 def test_a_one_word_change_in_the_long_agent_paragraph_is_marked_inside_the_line(qa_client, imported):
