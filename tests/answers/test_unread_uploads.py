@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from reviewapp.answers.unread import mark_unread, old_uploads
+from reviewapp.answers.uploads import MAX_INFLATED_BYTES, pdf_page_count
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from reviewapp.web.landing import all_items_url
@@ -71,6 +72,41 @@ def _three_pages_in_an_object_stream() -> bytes:
         + packed
         + b"\nendstream\nendobj",
     )
+
+
+def _object_stream(number: int, inside: bytes) -> bytes:
+    packed = zlib.compress(inside)
+    return (
+        b"%d 0 obj\n<< /Type /ObjStm /N 3 /First 15 /Filter /FlateDecode /Length %d >>\nstream\n"
+        % (number, len(packed))
+        + packed
+        + b"\nendstream\nendobj"
+    )
+
+
+def test_pages_in_an_object_stream_after_another_stream_are_counted():
+    # A page's content stream (not an object stream) comes first, as writers put them.
+    content = b"BT /F1 12 Tf (Kvitto) Tj ET"
+    pdf = _pdf(
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj",
+        b"2 0 obj\n<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>\nendobj",
+        b"7 0 obj\n<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream\nendobj",
+        _object_stream(6, b"3 0 4 60 5 120 " + b"<< /Type /Page /Parent 2 0 R >> " * 3),
+    )
+    assert pdf_page_count(pdf) == 3
+
+
+def test_object_streams_share_one_inflation_budget():
+    # Each inflates to under the budget, together to over it: not read (no count), as one too large.
+    half = b" " * (MAX_INFLATED_BYTES // 2 + 1)
+    pdf = _pdf(
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj",
+        b"3 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj",
+        _object_stream(6, half),
+        _object_stream(7, half),
+    )
+    assert pdf_page_count(pdf) is None
+    assert pdf_page_count(pdf.replace(_object_stream(7, half), b"")) == 1
 
 
 def _post_upload(client: Any, item: InboxItem, name: str, content: bytes) -> Any:
