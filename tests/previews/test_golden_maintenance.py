@@ -13,7 +13,16 @@ from django.urls import reverse
 
 import clarifications.cli
 from reviewapp.models import GoldenCase, GoldenCaseChange
-from reviewapp.previews.golden import canonical, classify_diff, mark_words, natural_key, save_golden_case, word_diff
+from reviewapp.previews.golden import (
+    CaseResult,
+    canonical,
+    check,
+    classify_diff,
+    mark_words,
+    natural_key,
+    save_golden_case,
+    word_diff,
+)
 from reviewapp.previews.maintenance import MAX_TAGS
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
@@ -440,3 +449,40 @@ def test_a_rename_and_a_deletion_in_the_admin_are_logged_too(imported):
 
     assert not GoldenCase.objects.filter(pk=case.pk).exists()
     assert GoldenCaseChange.objects.filter(kind="deleted", case_name="nej tack", changed_by=admin_user).exists()
+
+
+def test_removed_lines_pair_with_added_ones_in_order_and_leftovers_stay_whole():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,3 +1,2 @@", "-a b", "-c d", "-e f", "+a x", "+c y"]
+    out = word_diff(lines)
+    assert [line.text for line in out] == lines
+    assert [str(line.html) for line in out[3:]] == [
+        "-a <del>b</del>",
+        "-c <del>d</del>",
+        "-e f",
+        "+a <ins>x</ins>",
+        "+c <ins>y</ins>",
+    ]
+
+
+def test_a_changed_key_diffs_expected_against_actual_and_an_absent_one_says_so():
+    result = CaseResult(name="n", input={}, expected={"lines": ["a"]}, actual={}, changed=("lines",))
+    assert result.diff() == ["--- expected lines", "+++ actual lines", "@@ -1,3 +1 @@", "-[", '-  "a"', "-]", "+(absent)"]
+
+
+def test_an_expected_output_that_is_not_an_object_is_compared_whole(db):
+    value = {"channel_context": None}
+    result = check("plain", value, "not an object")
+    assert result.expected == {"(expected)": "not an object"}
+    assert result.changed == ("(expected)",)
+    assert result.input == value
+
+
+def test_an_input_the_renderer_fails_on_is_a_failed_case_not_an_error(monkeypatch):
+    def fail(value):  # type: ignore[no-untyped-def]
+        raise ValueError("broken input")
+
+    monkeypatch.setattr("reviewapp.previews.golden.render", fail)
+    result = check("bad", {"channel_context": 1}, {"lines": []})
+    assert result.actual == {"error": "ValueError: broken input"}
+    assert result.changed == ("lines",)
+    assert not result.passed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -13,7 +14,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from reviewapp.models import GoldenCase
-from reviewapp.previews.jsonl import CaseRecord, InvalidCaseFile, import_cases, read_jsonl, write_file
+from reviewapp.previews.jsonl import (
+    CaseRecord,
+    InvalidCaseFile,
+    import_cases,
+    read_case_file,
+    read_jsonl,
+    write_file,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -95,3 +103,22 @@ def test_an_export_over_a_file_keeps_its_mode_and_a_new_one_is_readable_by_all(t
     new = tmp_path / "new.jsonl"
     write_file(str(new), ["{}\n"])
     assert stat.S_IMODE(new.stat().st_mode) == 0o644
+
+
+def test_blank_lines_are_skipped_and_each_record_keeps_its_line_number():
+    records = list(read_jsonl([_line("a", EXPECTED), "", "   ", _line("b", EXPECTED)]))
+    assert [(record.name, record.line) for record in records] == [("a", 1), ("b", 4)]
+
+
+def test_a_name_may_be_200_characters_but_not_201_nor_blank():
+    assert [record.name for record in read_jsonl([_line("n" * 200, EXPECTED)])] == ["n" * 200]
+    message = "line 1: name must be a non-empty string of at most 200 characters"
+    for name in ("n" * 201, "   "):
+        with pytest.raises(InvalidCaseFile) as caught:
+            list(read_jsonl([_line(name, EXPECTED)]))
+        assert str(caught.value) == message
+
+
+def test_a_dash_reads_the_cases_from_standard_input(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(_line("from stdin", EXPECTED) + "\n"))
+    assert [record.name for record in read_case_file("-")] == ["from stdin"]
