@@ -466,7 +466,8 @@ def test_removed_lines_pair_with_added_ones_in_order_and_leftovers_stay_whole():
 
 def test_a_changed_key_diffs_expected_against_actual_and_an_absent_one_says_so():
     result = CaseResult(name="n", input={}, expected={"lines": ["a"]}, actual={}, changed=("lines",))
-    assert result.diff() == ["--- expected lines", "+++ actual lines", "@@ -1,3 +1 @@", "-[", '-  "a"', "-]", "+(absent)"]
+    header = ["--- expected lines", "+++ actual lines", "@@ -1,3 +1 @@"]
+    assert result.diff() == [*header, "-[", '-  "a"', "-]", "+(absent)"]
 
 
 def test_an_expected_output_that_is_not_an_object_is_compared_whole(db):
