@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -23,7 +24,7 @@ from reviewapp.previews.golden import (
     save_golden_case,
     word_diff,
 )
-from reviewapp.previews.maintenance import MAX_TAGS
+from reviewapp.previews.maintenance import MAX_TAGS, digest
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
 from tests.html import form_of, text_of, texts
@@ -487,3 +488,10 @@ def test_an_input_the_renderer_fails_on_is_a_failed_case_not_an_error(monkeypatc
     assert result.actual == {"error": "ValueError: broken input"}
     assert result.changed == ("lines",)
     assert not result.passed
+
+
+def test_an_output_holding_half_an_emoji_still_has_a_fingerprint():
+    # The notes cap can cut an emoji in half: a lone surrogate in a stored output.
+    first, second = digest({"notes": "kaffe \ud83d"}), digest({"notes": "kaffe \ud83c"})
+    assert re.fullmatch("[0-9a-f]{32}", first)
+    assert first != second
