@@ -99,6 +99,7 @@ def test_a_missing_id_is_a_404_like_another_companys(bookkeeper_client, company)
     item = moved_item("context", company=company)
     results = api(bookkeeper_client, [MISSING, item.pk], TAXI).json()["results"]
     assert [r["status"] for r in results] == [404, 200]
+    assert [results[0]["id"], results[0]["error"]] == [str(MISSING), "No such item."]
 
 
 def test_an_item_answered_first_elsewhere_is_a_409_and_the_others_are_saved(bookkeeper_client, company):
