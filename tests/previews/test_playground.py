@@ -17,7 +17,7 @@ from reviewapp.core import states
 from reviewapp.previews.gallery import EXAMPLES, find_example
 from reviewapp.previews.golden import canonical
 from reviewapp.previews.parsing import MAX_INPUT_BYTES
-from reviewapp.previews.rendering import direction_problems
+from reviewapp.previews.rendering import direction_problems, pretty
 from reviewapp.web.forms.preview import PreviewForm
 from tests import factories
 from tests.html import text_of, texts
@@ -372,3 +372,8 @@ def test_each_text_with_a_direction_control_is_named_by_its_path_keys_included(s
     assert direction_problems(value) == [f"a.b\u202e: {message}", f"a.c[1]: {message}"]
     assert direction_problems("x\u202e") == [f"$: {message}"]
     assert direction_problems({"clean": ["text", {"k": "v"}]}) == []
+
+
+def test_half_an_emoji_is_shown_as_its_json_escape():
+    # The notes cap can cut an emoji in half; the raw surrogate could not be sent as UTF-8.
+    assert pretty({"notes": "kaffe \ud83d"}) == '{\n  "notes": "kaffe \\ud83d"\n}'
