@@ -495,3 +495,20 @@ def test_an_output_holding_half_an_emoji_still_has_a_fingerprint():
     first, second = digest({"notes": "kaffe \ud83d"}), digest({"notes": "kaffe \ud83c"})
     assert re.fullmatch("[0-9a-f]{32}", first)
     assert first != second
+
+
+@pytest.mark.parametrize(
+    ("changed", "marked"),
+    [
+        # Two runs of one removal and one addition: each pair is marked.
+        (
+            ["-a b", "+a x", "-c d", "+c y"],
+            ["-a <del>b</del>", "+a <ins>x</ins>", "-c <del>d</del>", "+c <ins>y</ins>"],
+        ),
+        # One removal, two additions: the second addition has no partner.
+        (["-a b", "+a x", "+c y"], ["-a <del>b</del>", "+a <ins>x</ins>", "+c y"]),
+    ],
+)
+def test_each_run_of_removals_pairs_only_with_the_additions_right_after_it(changed, marked):
+    out = word_diff(["--- expected lines", "+++ actual lines", "@@ -1,2 +1,2 @@", *changed])
+    assert [str(line.html) for line in out[3:]] == marked

@@ -88,3 +88,12 @@ def test_empty_text_has_no_excerpt():
     with pytest.raises(InvalidJson) as caught:
         parse_json("")
     assert caught.value.excerpt == ""
+
+
+def test_the_line_and_column_count_every_newline_before_the_place_and_none_after():
+    # A newline first and last, more lines after the place than before it.
+    text = '\n{\n  "x": 1,\n  "a": ' + "[" * 70 + "1" + "]" * 70 + "\n}\n\n\n\n"
+    fourth = text.split("\n")[3]
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
+    assert (caught.value.line, caught.value.column) == (4, fourth.index("[") + 64)
