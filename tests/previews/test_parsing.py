@@ -97,3 +97,10 @@ def test_the_line_and_column_count_every_newline_before_the_place_and_none_after
     with pytest.raises(InvalidJson) as caught:
         parse_json(text)
     assert (caught.value.line, caught.value.column) == (4, fourth.index("[") + 64)
+
+
+def test_an_error_after_the_last_line_break_names_the_empty_line_and_shows_no_excerpt():
+    with pytest.raises(InvalidJson) as caught:
+        parse_json("[1,\n")
+    assert (caught.value.line, caught.value.column) == (2, 1)
+    assert caught.value.excerpt == ""
