@@ -343,3 +343,21 @@ def test_items_that_are_not_a_list_of_ids_are_refused_with_what_to_send(bookkeep
     response = bookkeeper_client.post(reverse("api_answers"), body, content_type="application/json")
     assert response.status_code == 400
     assert response.json()["errors"]["items"] == ["Send the items as a list of item ids."]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"question": "representation", "participants": [{"name": "Anna"}], "purpose": "Möte"},
+        {"question": "resend", "replaced_by": "5eed1e55"},
+        {"question": "context", "text": "Taxi", "amend": True, "answer_version": "a" * 16},
+    ],
+)
+def test_an_answer_not_given_in_bulk_is_refused_with_what_is(bookkeeper_client, company, answer):
+    item = moved_item("context", company=company)
+    response = api(bookkeeper_client, [item.pk], answer)
+    assert response.status_code == 400
+    assert response.json()["errors"]["question"] == [
+        "Only a context answer, or “the current document is readable” for a resend question, "
+        "is given to several items at once."
+    ]
