@@ -139,6 +139,9 @@ def test_the_customers_words_given_by_phone_stay_and_the_answer_stays_the_apps_t
     assert raw_answer_parts(ctx["context_answer"]["raw_answer"], "context", app_answers(item.pk)) == (
         RawPart("taxin till kunden", "phone"),
     )
+    # The fix logs the pieces it kept with their sources (what labels them from now on).
+    fix = ClarificationEvent.objects.get(item_id=item.pk, event_type=ClarificationEvent.FIXED)
+    assert fix.payload["kept"] == [{"text": "taxin till kunden", "source": "phone"}]
 
 
 def test_an_empty_note_gets_the_firms_latest_answer(bookkeeper):
