@@ -503,3 +503,16 @@ def test_a_json_field_of_the_wrong_type_is_named_with_what_it_must_be(body, fiel
 def test_a_resend_answer_without_a_choice_says_which_to_send():
     (message,) = _shape_errors({"question": "resend"})["readable"]
     assert message.startswith('Send "readable": true, or "replaced_by": "<id of the newer item>".')
+
+
+@pytest.mark.parametrize("content", [image_bytes("GIF"), b"<html></html>"])
+def test_a_file_of_another_kind_is_told_which_kinds_are_taken(content):
+    upload = SimpleUploadedFile("kvitto.png", content, content_type="image/png")
+    assert errors_of(ResendAnswer(upload=upload))["file"] == [
+        "Upload a JPEG, PNG or PDF file; this file is none of them."
+    ]
+
+
+def test_an_unknown_field_of_a_participant_is_named_by_its_path():
+    body = {"question": "representation", "participants": [{"name": "Anna", "role": "vd"}], "purpose": "Möte"}
+    assert _shape_errors(body)["participants.0.role"] == ["Unknown field for a participant."]
