@@ -11,7 +11,7 @@ from PIL import Image
 
 from reviewapp.answers.channel_context import answer_version, answered_context, utc_stamp
 from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
-from reviewapp.answers.validation import AnswerInvalid, answer_from_json, validate
+from reviewapp.answers.validation import AnswerInvalid, answer_from_json, is_short_id, validate
 
 
 def errors_of(answer: Answer, *, complete: bool = True) -> dict[str, list[str]]:
@@ -516,3 +516,8 @@ def test_a_file_of_another_kind_is_told_which_kinds_are_taken(content):
 def test_an_unknown_field_of_a_participant_is_named_by_its_path():
     body = {"question": "representation", "participants": [{"name": "Anna", "role": "vd"}], "purpose": "Möte"}
     assert _shape_errors(body)["participants.0.role"] == ["Unknown field for a participant."]
+
+
+def test_a_short_id_is_8_to_31_hex_digits():
+    assert [is_short_id("a" * n) for n in (7, 8, 31, 32)] == [False, True, True, False]
+    assert is_short_id("a1b2c3d4-e5f6")
