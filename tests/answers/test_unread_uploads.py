@@ -343,10 +343,15 @@ def _listed(page: Page) -> set[str]:
     return {href.split("/items/")[1].split("/")[0] for href in hrefs}
 
 
-def test_an_upload_read_after_it_was_listed_is_left_alone_and_not_counted(old_rows):
+@pytest.mark.parametrize(
+    "read_since",
+    [{"status": "received"}, {"extracted_data": {"totals": {"total": 250.0}}}],
+    ids=["moved on", "fields read"],
+)
+def test_an_upload_read_after_it_was_listed_is_left_alone_and_not_counted(old_rows, read_since):
     (listed,) = [upload for upload in old_uploads() if upload.item_id == old_rows["processing"].pk]
     # accounted's worker reads it between the listing and the write.
-    InboxItem.objects.filter(pk=listed.item_id).update(status="received")
+    InboxItem.objects.filter(pk=listed.item_id).update(**read_since)
     before = _row(old_rows["processing"])
 
     assert mark_unread(listed, now=timezone.now(), actor={"type": "system", "id": "review-app"}) is False
