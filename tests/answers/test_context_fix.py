@@ -168,15 +168,14 @@ def test_firm_text_the_log_cannot_place_is_listed_and_left_alone(bookkeeper):
     assert stored_context(item) == rewritten
 
 
-def test_firm_text_beside_a_placed_answer_still_leaves_the_row_alone(bookkeeper):
-    # The log places the first firm answer, but the row holds a second firm text no
-    # log entry wrote: taking out only the first would leave firm text as the customer's.
+def test_firm_text_among_the_customers_words_leaves_the_row_alone_even_beside_a_placed_answer(bookkeeper):
+    # The log places the first (firm) answer, but the second answer's words, given by phone,
+    # read like the firm's text: which is whose cannot be told, so nothing is taken out.
     item = moved_item("context")
     old_rule_answer(item, bookkeeper, text="Taxi", added=F1, at=T1)
-    rewritten = {**stored_context(item), "context_answer": {"raw_answer": F1 + "\n" + F2, "answered_at": "x"}}
-    InboxItem.objects.filter(pk=item.pk).update(channel_context=rewritten)
+    before = old_rule_answer(item, bookkeeper, text="Taxi till Volvo", added=F2, at=T2, via="phone", amended=True)
 
     output = run()
 
     assert f"{item.pk}: left alone" in output
-    assert stored_context(item) == rewritten
+    assert stored_context(item) == before
