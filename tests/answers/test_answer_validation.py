@@ -152,6 +152,8 @@ def test_a_denial_carries_nothing_else():
         RepresentationAnswer(participants=(ParticipantInput("A"),), purpose="p", event_date="2026-01-01", denied=True)
     )
     assert set(errors) == {"participants", "purpose", "event_date"}
+    assert errors["participants"] == ["A denial names no participants."]
+    assert errors["event_date"] == ["A denial has no event date."]
 
 
 # --- Context -----------------------------------------------------------------------------
