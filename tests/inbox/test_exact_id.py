@@ -127,4 +127,6 @@ def test_an_outbound_messages_wamid_opens_nothing(bookkeeper_client, photo):
 
 def test_a_wamid_lookup_limited_to_companies_finds_only_their_items(photo):
     assert lookup.item_for_wamid(WAMID, company_ids=[photo.company_id]) == photo.pk
-    assert lookup.item_for_wamid(WAMID, company_ids=[factories.make_company().pk]) is None
+    other = factories.make_company()
+    factories.make_item(other)  # a company with items of its own, none of them this message's
+    assert lookup.item_for_wamid(WAMID, company_ids=[other.pk]) is None
