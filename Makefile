@@ -63,9 +63,11 @@ messages: $(DEV_STAMP)
 ## and the survivors). Mutates what [tool.mutmut] in pyproject.toml names, runs its tests in a copy
 ## (mutants/) one mutant at a time (MUTATE_CHILDREN processes; 1 on a shared machine), then lists
 ## every mutant that survived. `make mutate` again resumes; `rm -rf mutants` starts over.
+## One package: make mutate MUTANTS='reviewapp.previews.*' (mutant-name globs; those are run again).
 MUTATE_CHILDREN ?= 1
+MUTANTS ?=
 mutate: $(DEV_STAMP)
-	$(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN)
+	$(VENV)/bin/mutmut run --max-children $(MUTATE_CHILDREN) $(foreach m,$(MUTANTS),'$(m)')
 	$(VENV)/bin/mutmut results
 
 clean:

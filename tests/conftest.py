@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.models import Permission
+from django.contrib.contenttypes.models import ContentType
 from django.db import connections
 from django.test import Client
 
@@ -128,7 +129,7 @@ def pytest_collection_modifyitems(config, items):  # type: ignore[no-untyped-def
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+def django_db_setup(request, django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     # The test copy of accounted's database is created empty (it is never
     # migrated); the replica built from the contract goes in once per run.
     # Under pytest-xdist each worker has its own copy (test_bookkeeping_gw0...)
@@ -136,10 +137,17 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
     # TEST_BOOKKEEPING_SCHEMA names other SQL to build it with instead: the
     # same tables made by someone else (CI runs the read paths on
     # tests/bookkeeping/replica_by_someone_else.sql too).
+    # With --reuse-db (make mutate starts a test session per mutant, forked from one
+    # process) a kept test database that already holds the replica is used as it is.
+    reuse_db = request.config.getoption("reuse_db")
     other_schema = os.environ.get("TEST_BOOKKEEPING_SCHEMA")
     with django_db_blocker.unblock():
+        # Ids a previous session in this process cached may name rows since re-created.
+        ContentType.objects.clear_cache()
         connection = connections[BOOKKEEPING_DB]
-        if other_schema:
+        if reuse_db and replica.has_inbox_table(connection) and replica.is_replica(connection):
+            pass
+        elif other_schema:
             with connection.cursor() as cursor:
                 cursor.execute(Path(other_schema).read_text(encoding="utf-8"))
                 # The test database is this run's own whichever SQL built it: the
@@ -147,6 +155,16 @@ def django_db_setup(django_db_setup, django_db_blocker):  # type: ignore[no-unty
                 cursor.execute("COMMENT ON SCHEMA public IS %s", [replica.MARK])
         else:
             replica.create(connection)
+    yield
+    if reuse_db:
+        # A transactional test's flush leaves the tables empty until the next one restores
+        # them. A kept database must end as it began: the next session does not migrate again,
+        # so nothing would put back the role groups and the permissions the migrations made.
+        with django_db_blocker.unblock():
+            for each in connections.all(initialized_only=True):
+                contents = getattr(each, "_test_serialized_contents", None)
+                if contents:
+                    each.creation.deserialize_db_from_string(contents)
 
 
 @pytest.fixture(autouse=True)

@@ -494,15 +494,23 @@ def test_a_file_the_company_already_has_is_a_400_naming_the_item_that_holds_it(b
 
 
 @pytest.mark.parametrize(
-    ("fields", "field"),
-    [({"question": "context"}, "question"), ({"note": "x"}, "note"), ({}, None)],
+    ("fields", "field", "message"),
+    [
+        (
+            {"question": "context"},
+            "question",
+            "Only a resend question is answered with a file; send other answers as JSON.",
+        ),
+        ({"note": "x"}, "note", "Unknown field for this question."),
+        ({}, None, "Send exactly one file, in the field named file."),
+    ],
 )
-def test_a_multipart_body_other_than_one_file_for_a_resend_is_a_400(bookkeeper_client, fields, field):
+def test_a_multipart_body_other_than_one_file_for_a_resend_is_a_400(bookkeeper_client, fields, field, message):
     item = moved_item("resend")
     data = {"question": "resend", **fields}
     if field is not None:
         data["file"] = SimpleUploadedFile("a.png", _png())
     response = bookkeeper_client.post(url(item), data)
     assert response.status_code == 400
-    assert (field or "file") in response.json()["errors"]
+    assert response.json()["errors"][field or "file"] == [message]
     assert stored(item)["pending_question"]["status"] == "moved_to_app"

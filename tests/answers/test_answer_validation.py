@@ -11,7 +11,7 @@ from PIL import Image
 
 from reviewapp.answers.channel_context import answer_version, answered_context, utc_stamp
 from reviewapp.answers.inputs import Answer, ContextAnswer, ParticipantInput, RepresentationAnswer, ResendAnswer
-from reviewapp.answers.validation import AnswerInvalid, validate
+from reviewapp.answers.validation import AnswerInvalid, answer_from_json, is_short_id, validate
 
 
 def errors_of(answer: Answer, *, complete: bool = True) -> dict[str, list[str]]:
@@ -152,6 +152,8 @@ def test_a_denial_carries_nothing_else():
         RepresentationAnswer(participants=(ParticipantInput("A"),), purpose="p", event_date="2026-01-01", denied=True)
     )
     assert set(errors) == {"participants", "purpose", "event_date"}
+    assert errors["participants"] == ["A denial names no participants."]
+    assert errors["event_date"] == ["A denial has no event date."]
 
 
 # --- Context -----------------------------------------------------------------------------
@@ -472,3 +474,52 @@ def test_the_answer_version_follows_the_value_not_its_key_order():
     two = {"raw_answer": "x", "purpose": "A", "participants": []}
     assert answer_version(one) == answer_version(two)
     assert answer_version(one) != answer_version({**one, "purpose": "B"})
+
+
+# --- The JSON API's shape errors -------------------------------------------------------------
+
+
+def _shape_errors(body: dict[str, object]) -> dict[str, list[str]]:
+    with pytest.raises(AnswerInvalid) as caught:
+        answer_from_json(body)
+    return caught.value.errors
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "message"),
+    [
+        (
+            {"question": "context", "text": "Taxi", "raw_answer": 5, "raw_answer_via": "phone"},
+            "raw_answer",
+            "Must be a string.",
+        ),
+        ({"question": "resend", "replaced_by": 5}, "replaced_by", "Must be a string."),
+        ({"question": "resend", "replaced_by": "5eed1e55", "confirm": "yes"}, "confirm", "Must be true or false."),
+        ({"question": "context", "text": "Taxi", "amend": "yes"}, "amend", "Must be true or false."),
+    ],
+)
+def test_a_json_field_of_the_wrong_type_is_named_with_what_it_must_be(body, field, message):
+    assert _shape_errors(body)[field] == [message]
+
+
+def test_a_resend_answer_without_a_choice_says_which_to_send():
+    (message,) = _shape_errors({"question": "resend"})["readable"]
+    assert message.startswith('Send "readable": true, or "replaced_by": "<id of the newer item>".')
+
+
+@pytest.mark.parametrize("content", [image_bytes("GIF"), b"<html></html>"])
+def test_a_file_of_another_kind_is_told_which_kinds_are_taken(content):
+    upload = SimpleUploadedFile("kvitto.png", content, content_type="image/png")
+    assert errors_of(ResendAnswer(upload=upload))["file"] == [
+        "Upload a JPEG, PNG or PDF file; this file is none of them."
+    ]
+
+
+def test_an_unknown_field_of_a_participant_is_named_by_its_path():
+    body = {"question": "representation", "participants": [{"name": "Anna", "role": "vd"}], "purpose": "Möte"}
+    assert _shape_errors(body)["participants.0.role"] == ["Unknown field for a participant."]
+
+
+def test_a_short_id_is_8_to_31_hex_digits():
+    assert [is_short_id("a" * n) for n in (7, 8, 31, 32)] == [False, True, True, False]
+    assert is_short_id("a1b2c3d4-e5f6")

@@ -99,6 +99,7 @@ def test_a_missing_id_is_a_404_like_another_companys(bookkeeper_client, company)
     item = moved_item("context", company=company)
     results = api(bookkeeper_client, [MISSING, item.pk], TAXI).json()["results"]
     assert [r["status"] for r in results] == [404, 200]
+    assert [results[0]["id"], results[0]["error"]] == [str(MISSING), "No such item."]
 
 
 def test_an_item_answered_first_elsewhere_is_a_409_and_the_others_are_saved(bookkeeper_client, company):
@@ -334,3 +335,29 @@ def test_support_sees_no_ticks(support_client, company):
     moved_item("context", company=company)
     page = page_of(support_client.get(reverse("inbox") + "?state=needs_answer"))
     assert not page.has("bulk-select")
+
+
+@pytest.mark.parametrize("items", ["abc", "", [], {"a": 1}])
+def test_items_that_are_not_a_list_of_ids_are_refused_with_what_to_send(bookkeeper_client, items):
+    body = json.dumps({"items": items, "answer": {"question": "context", "text": "x"}})
+    response = bookkeeper_client.post(reverse("api_answers"), body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.json()["errors"]["items"] == ["Send the items as a list of item ids."]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"question": "representation", "participants": [{"name": "Anna"}], "purpose": "Möte"},
+        {"question": "resend", "replaced_by": "5eed1e55"},
+        {"question": "context", "text": "Taxi", "amend": True, "answer_version": "a" * 16},
+    ],
+)
+def test_an_answer_not_given_in_bulk_is_refused_with_what_is(bookkeeper_client, company, answer):
+    item = moved_item("context", company=company)
+    response = api(bookkeeper_client, [item.pk], answer)
+    assert response.status_code == 400
+    assert response.json()["errors"]["question"] == [
+        "Only a context answer, or “the current document is readable” for a resend question, "
+        "is given to several items at once."
+    ]

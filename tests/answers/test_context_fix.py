@@ -139,6 +139,9 @@ def test_the_customers_words_given_by_phone_stay_and_the_answer_stays_the_apps_t
     assert raw_answer_parts(ctx["context_answer"]["raw_answer"], "context", app_answers(item.pk)) == (
         RawPart("taxin till kunden", "phone"),
     )
+    # The fix logs the pieces it kept with their sources (what labels them from now on).
+    fix = ClarificationEvent.objects.get(item_id=item.pk, event_type=ClarificationEvent.FIXED)
+    assert fix.payload["kept"] == [{"text": "taxin till kunden", "source": "phone"}]
 
 
 def test_an_empty_note_gets_the_firms_latest_answer(bookkeeper):
@@ -163,3 +166,16 @@ def test_firm_text_the_log_cannot_place_is_listed_and_left_alone(bookkeeper):
 
     assert f"{item.pk}: left alone" in output
     assert stored_context(item) == rewritten
+
+
+def test_firm_text_among_the_customers_words_leaves_the_row_alone_even_beside_a_placed_answer(bookkeeper):
+    # The log places the first (firm) answer, but the second answer's words, given by phone,
+    # read like the firm's text: which is whose cannot be told, so nothing is taken out.
+    item = moved_item("context")
+    old_rule_answer(item, bookkeeper, text="Taxi", added=F1, at=T1)
+    before = old_rule_answer(item, bookkeeper, text="Taxi till Volvo", added=F2, at=T2, via="phone", amended=True)
+
+    output = run()
+
+    assert f"{item.pk}: left alone" in output
+    assert stored_context(item) == before

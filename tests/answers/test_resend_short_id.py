@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from reviewapp.answers.resend import distinct_prefixes
 from reviewapp.bookkeeping.models import Company, InboxItem
 from reviewapp.models import ClarificationEvent
 from tests import factories
@@ -139,3 +140,9 @@ def test_a_question_of_another_type_offers_no_newer_items(bookkeeper_client):
     item = moved_item("context")
     newer_item(item, "5eed1e55-0000-4000-8000-000000000001")
     assert not Page(bookkeeper_client.get(answer_url(item)).content.decode()).has("newer-items")
+
+
+def test_the_ids_offered_are_each_cut_past_what_was_typed():
+    # They differ from the second digit on, but the person typed nine: each shown id is longer.
+    ids = [uuid.UUID("1a345678-9abc-4def-8123-456789abcdef"), uuid.UUID("1b345678-9abc-4def-8123-456789abcdef")]
+    assert distinct_prefixes(ids, 9) == ["1a3456789a", "1b3456789a"]

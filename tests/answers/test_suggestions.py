@@ -138,3 +138,12 @@ def test_a_suggestion_is_escaped_like_any_stored_text(bookkeeper_client, company
 def test_no_suggestions_no_section(bookkeeper_client, company):
     page = page_of(bookkeeper_client.get(answer_url(open_question(company, "representation"))))
     assert not page.has("answer-suggestions")
+
+
+def test_at_most_five_people_are_offered_and_a_200_character_company_is_kept(company):
+    firm = "F" * 200
+    answered_representation(company, RESTAURANT, [(f"Person {n}", firm) for n in range(7)], None)
+    item = open_question(company, "representation")
+    people = [s for s in suggestions_for(item, "representation") if s.kind == "participant"]
+    assert len(people) == 5
+    assert {s.company for s in people} == {firm}

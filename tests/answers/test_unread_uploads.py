@@ -12,6 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from reviewapp.answers.unread import mark_unread, old_uploads
+from reviewapp.answers.uploads import MAX_INFLATED_BYTES, pdf_page_count
 from reviewapp.bookkeeping.models import DocumentAttachment, InboxItem, ProcessingHistory
 from reviewapp.models import ClarificationEvent
 from reviewapp.web.landing import all_items_url
@@ -70,6 +72,41 @@ def _three_pages_in_an_object_stream() -> bytes:
         + packed
         + b"\nendstream\nendobj",
     )
+
+
+def _object_stream(number: int, inside: bytes) -> bytes:
+    packed = zlib.compress(inside)
+    return (
+        b"%d 0 obj\n<< /Type /ObjStm /N 3 /First 15 /Filter /FlateDecode /Length %d >>\nstream\n"
+        % (number, len(packed))
+        + packed
+        + b"\nendstream\nendobj"
+    )
+
+
+def test_pages_in_an_object_stream_after_another_stream_are_counted():
+    # A page's content stream (not an object stream) comes first, as writers put them.
+    content = b"BT /F1 12 Tf (Kvitto) Tj ET"
+    pdf = _pdf(
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj",
+        b"2 0 obj\n<< /Type /Pages /Kids [3 0 R 4 0 R 5 0 R] /Count 3 >>\nendobj",
+        b"7 0 obj\n<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream\nendobj",
+        _object_stream(6, b"3 0 4 60 5 120 " + b"<< /Type /Page /Parent 2 0 R >> " * 3),
+    )
+    assert pdf_page_count(pdf) == 3
+
+
+def test_object_streams_share_one_inflation_budget():
+    # Each inflates to under the budget, together to over it: not read (no count), as one too large.
+    half = b" " * (MAX_INFLATED_BYTES // 2 + 1)
+    pdf = _pdf(
+        b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj",
+        b"3 0 obj\n<< /Type /Page /Parent 2 0 R >>\nendobj",
+        _object_stream(6, half),
+        _object_stream(7, half),
+    )
+    assert pdf_page_count(pdf) is None
+    assert pdf_page_count(pdf.replace(_object_stream(7, half), b"")) == 1
 
 
 def _post_upload(client: Any, item: InboxItem, name: str, content: bytes) -> Any:
@@ -219,6 +256,14 @@ def test_the_fix_marks_each_as_accounted_marks_an_unread_item_and_logs_it(old_ro
         # The row as it was is kept in the app's log before anything is changed.
         assert logged.payload["before"]["status"] == ("processing" if key == "processing" else "received")
         assert logged.payload["history_event_id"] == str(attempted.pk)
+        # ... and the row and the document as they were written.
+        assert logged.payload["document_id"] == str(document.pk)
+        assert logged.payload["after"] == {
+            "status": "received",
+            "extracted_data": ACCOUNTED_EMPTY_RESULT,
+            "extraction_skipped": True,
+            "document": {"extracted_data": None, "extraction_model": "skipped:client_opt_out"},
+        }
     assert {key: _row(old_rows[key]) for key in untouched} == untouched
     assert not ProcessingHistory.objects.filter(
         event_type="DocumentExtractionAttempted", aggregate_id=old_rows["accounted_own"].document_id
@@ -296,3 +341,19 @@ def _listed(page: Page) -> set[str]:
     """The item ids of the list's rows (their links to the item page)."""
     hrefs = [tag.get("href") or "" for tag in page.tags("a") if "row-link" in (tag.get("class") or "").split()]
     return {href.split("/items/")[1].split("/")[0] for href in hrefs}
+
+
+@pytest.mark.parametrize(
+    "read_since",
+    [{"status": "received"}, {"extracted_data": {"totals": {"total": 250.0}}}],
+    ids=["moved on", "fields read"],
+)
+def test_an_upload_read_after_it_was_listed_is_left_alone_and_not_counted(old_rows, read_since):
+    (listed,) = [upload for upload in old_uploads() if upload.item_id == old_rows["processing"].pk]
+    # accounted's worker reads it between the listing and the write.
+    InboxItem.objects.filter(pk=listed.item_id).update(**read_since)
+    before = _row(old_rows["processing"])
+
+    assert mark_unread(listed, now=timezone.now(), actor={"type": "system", "id": "review-app"}) is False
+    assert _row(old_rows["processing"]) == before
+    assert not ClarificationEvent.objects.filter(event_type="UploadMarkedUnread").exists()

@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from reviewapp.core import roles
+from reviewapp.inbox import lookup
 from reviewapp.models import CompanyAssignment, IndexedItem
 from tests import factories
 from tests.items.bookkeeping import make_document, make_message, whatsapp_item
@@ -113,3 +114,19 @@ def test_an_item_of_a_company_the_user_is_not_assigned_is_not_opened(photo):
     # Assigned the item's company, the same text opens it.
     CompanyAssignment.objects.create(user=user, company_id=photo.company_id)
     assert client.get(URL, {"q": WAMID})["Location"] == f"/items/{photo.pk}/"
+
+
+def test_an_outbound_messages_wamid_opens_nothing(bookkeeper_client, photo):
+    # Only inbound wamids are looked up (accounted's unique index covers those alone).
+    make_message(item_id=photo.pk, when="2026-11-02T09:01:00Z", direction="outbound", body="Tack", wamid="wamid.OUT=")
+    response = bookkeeper_client.get(URL, {"q": "wamid.OUT="})
+    assert response.status_code == 200
+    assert "Location" not in response
+    assert lookup.item_for_wamid("wamid.OUT=") is None
+
+
+def test_a_wamid_lookup_limited_to_companies_finds_only_their_items(photo):
+    assert lookup.item_for_wamid(WAMID, company_ids=[photo.company_id]) == photo.pk
+    other = factories.make_company()
+    factories.make_item(other)  # a company with items of its own, none of them this message's
+    assert lookup.item_for_wamid(WAMID, company_ids=[other.pk]) is None

@@ -301,3 +301,16 @@ def test_the_answer_page_offers_the_hold_too(anna, company):
     (item,) = _queue_of(company, 1)
     page = _client(anna).get(reverse("item_answer", args=[item.pk])).content.decode()
     assert f'action="{reverse("item_hold", args=[item.pk])}"' in page
+
+
+@pytest.mark.django_db
+def test_a_question_taken_back_by_the_chat_or_an_item_gone_ends_the_hold_with_its_own_reason(anna, company):
+    (item,) = _queue_of(company, 1)
+    assert _hold(_client(anna), item.pk).status_code == 200
+    raw_update_context(item.pk, pending("asked"))
+    sync.index_items([item.pk])
+
+    ended = [event.text for event in holds.hold_story(indexed(item.pk), item.pk) if event.kind == "ended"]
+    assert ended == ["The hold ended: the question no longer waits for an answer in the app."]
+    ended = [event.text for event in holds.hold_story(None, item.pk) if event.kind == "ended"]
+    assert ended == ["The hold ended: the item is no longer in the list."]

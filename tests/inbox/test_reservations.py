@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from reviewapp.core import roles
 from reviewapp.inbox import reservations
-from reviewapp.models import IndexedItem, Reservation
+from reviewapp.models import ClarificationEvent, IndexedItem, Reservation
 from tests import factories
 from tests.inbox.helpers import pending
 
@@ -247,3 +247,29 @@ def test_an_item_whose_own_reservation_is_long_expired_is_taken_over_not_lost(an
     Reservation.objects.filter(item_id=item_id).update(expires_at=timezone.now() - dt.timedelta(hours=2))
     assert reservations.reserve(item_id, anna).pk == anna.pk
     assert Reservation.objects.get(item_id=item_id).user_id == anna.pk
+
+
+@pytest.mark.django_db
+def test_done_today_counts_ones_own_app_answers_since_stockholm_midnight(anna, bea):
+    now = dt.datetime(2026, 11, 2, 10, 0, tzinfo=dt.UTC)  # 11:00 in Stockholm (CET)
+
+    def answered(user, at: dt.datetime, *, channel: str = "app", amended: bool = False) -> None:  # type: ignore[no-untyped-def]
+        ClarificationEvent.objects.create(
+            item_id=uuid.uuid4(),
+            event_type=ClarificationEvent.ANSWERED,
+            question_type="context",
+            actor=user,
+            actor_label=user.get_username(),
+            channel=channel,
+            payload={"amended": amended},
+            occurred_at=at,
+        )
+
+    answered(anna, dt.datetime(2026, 11, 1, 23, 30, tzinfo=dt.UTC))  # 00:30 in Stockholm: today
+    answered(anna, dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC))
+    answered(anna, dt.datetime(2026, 11, 1, 22, 30, tzinfo=dt.UTC))  # 23:30 yesterday in Stockholm
+    answered(anna, dt.datetime(2026, 11, 2, 9, 5, tzinfo=dt.UTC), amended=True)  # a correction
+    answered(anna, dt.datetime(2026, 11, 2, 9, 10, tzinfo=dt.UTC), channel="whatsapp")  # not in the app
+    answered(bea, dt.datetime(2026, 11, 2, 9, 15, tzinfo=dt.UTC))
+    assert reservations.done_today(anna, now=now) == 2
+    assert reservations.done_today(bea, now=now) == 1

@@ -6,8 +6,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.clarifications.golden import golden_path
+
 REPO = Path(__file__).resolve().parents[2]
-GOLDEN = REPO.parent / "shared" / "golden" / "clarifications.jsonl"
+# Beside the repository, or beside an ancestor of it (make mutate runs the tests in mutants/).
+GOLDEN = golden_path()
 
 
 def golden_records() -> list[dict[str, Any]]:

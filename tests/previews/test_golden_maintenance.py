@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from typing import Any
 
 import pytest
@@ -13,8 +14,17 @@ from django.urls import reverse
 
 import clarifications.cli
 from reviewapp.models import GoldenCase, GoldenCaseChange
-from reviewapp.previews.golden import canonical, mark_words, save_golden_case
-from reviewapp.previews.maintenance import MAX_TAGS
+from reviewapp.previews.golden import (
+    CaseResult,
+    canonical,
+    check,
+    classify_diff,
+    mark_words,
+    natural_key,
+    save_golden_case,
+    word_diff,
+)
+from reviewapp.previews.maintenance import MAX_TAGS, digest
 from reviewapp.previews.rendering import input_for_item
 from tests import factories
 from tests.html import form_of, text_of, texts
@@ -131,6 +141,24 @@ def test_mark_words_marks_only_the_words_that_differ(before, after, marked_befor
     assert mark_words(before, after) == (marked_before, marked_after)
 
 
+def test_each_diff_line_gets_the_kind_the_page_styles_it_by():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,2 +1,2 @@", "-gammal", "+ny", " samma"]
+    kinds = [line.kind for line in classify_diff(lines)]
+    assert kinds == ["file", "file", "hunk", "remove", "add", "same"]
+    assert [line.html for line in classify_diff([" <b>&"])] == [" &lt;b&gt;&amp;"]
+
+
+def test_a_diff_ending_in_removed_lines_keeps_them_whole():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,2 +1 @@", " samma", "-borta"]
+    out = word_diff(lines)
+    assert [(line.kind, line.html) for line in out[-2:]] == [("same", " samma"), ("remove", "-borta")]
+
+
+def test_names_sort_with_numbers_as_numbers_and_never_compare_a_number_with_a_word():
+    names = ["b", "case 10", "10", "case 2", "A", "2"]
+    assert sorted(names, key=natural_key) == ["2", "10", "A", "b", "case 2", "case 10"]
+
+
 def test_a_one_word_change_in_the_long_agent_paragraph_is_marked_inside_the_line(qa_client, imported):
     old_paragraph = PARAGRAPH.replace("väger tyngre", "väger mer")
     agent_view = [*RECORDS["full answer"]["expected"]["agent_view"][:-1], old_paragraph]
@@ -193,7 +221,7 @@ def test_a_rename_to_a_taken_name_is_an_error_under_the_field(qa_client, importe
     assert not GoldenCaseChange.objects.exists()
 
 
-def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
+def test_qa_tags_cases_and_the_list_filters_by_tag(qa, qa_client, imported):
     denial = GoldenCase.objects.get(name="denial")
     moved = GoldenCase.objects.get(name="denial plus moved context question")
     qa_client.post(reverse("golden_case_tags", args=[denial.pk]), {"tags": " Denial , ,denial"})
@@ -205,6 +233,7 @@ def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
     assert moved.tags == ["denial", "moved context"]
     change = GoldenCaseChange.objects.filter(case=moved).get()
     assert (change.kind, change.old, change.new) == ("tagged", [], ["denial", "moved context"])
+    assert (change.changed_by, change.changed_by_label) == (qa, "qarin")
 
     html = qa_client.get(reverse("golden_cases"), {"tag": "Moved Context"}).content.decode()
     assert texts(html, cls="golden-pass") == [texts(html, cls="golden-pass")[0]]
@@ -214,6 +243,10 @@ def test_qa_tags_cases_and_the_list_filters_by_tag(qa_client, imported):
     all_html = qa_client.get(reverse("golden_cases")).content.decode()
     assert len(texts(all_html, cls="golden-pass")) == len(RECORDS)
     assert " ".join(text_of(all_html, "golden-tags").split()) == "Tags: denial moved context"
+    # A second change logs the tags it replaced.
+    qa_client.post(reverse("golden_case_tags", args=[moved.pk]), {"tags": "moved context"})
+    change = GoldenCaseChange.objects.filter(case=moved).latest("pk")
+    assert (change.old, change.new) == (["denial", "moved context"], ["moved context"])
 
 
 def test_too_many_tags_are_refused_under_the_field(qa_client, imported):
@@ -246,7 +279,10 @@ def test_delete_asks_first_then_deletes_and_keeps_the_log(qa, qa_client, importe
     assert not GoldenCase.objects.filter(pk=case.pk).exists()
     change = GoldenCaseChange.objects.get(case_name="denial")
     assert (change.kind, change.case, change.changed_by) == ("deleted", None, qa)
+    # The log names who by their user name too, which stays when the account is deleted.
+    assert change.changed_by_label == "qarin"
     assert change.old["input"] == RECORDS["denial"]["input"]
+    assert same_outputs(change.old["expected"], RECORDS["denial"]["expected"])
 
 
 # --- Permissions ---------------------------------------------------------------------
@@ -414,3 +450,65 @@ def test_a_rename_and_a_deletion_in_the_admin_are_logged_too(imported):
 
     assert not GoldenCase.objects.filter(pk=case.pk).exists()
     assert GoldenCaseChange.objects.filter(kind="deleted", case_name="nej tack", changed_by=admin_user).exists()
+
+
+def test_removed_lines_pair_with_added_ones_in_order_and_leftovers_stay_whole():
+    lines = ["--- expected lines", "+++ actual lines", "@@ -1,3 +1,2 @@", "-a b", "-c d", "-e f", "+a x", "+c y"]
+    out = word_diff(lines)
+    assert [line.text for line in out] == lines
+    assert [str(line.html) for line in out[3:]] == [
+        "-a <del>b</del>",
+        "-c <del>d</del>",
+        "-e f",
+        "+a <ins>x</ins>",
+        "+c <ins>y</ins>",
+    ]
+
+
+def test_a_changed_key_diffs_expected_against_actual_and_an_absent_one_says_so():
+    result = CaseResult(name="n", input={}, expected={"lines": ["a"]}, actual={}, changed=("lines",))
+    header = ["--- expected lines", "+++ actual lines", "@@ -1,3 +1 @@"]
+    assert result.diff() == [*header, "-[", '-  "a"', "-]", "+(absent)"]
+
+
+def test_an_expected_output_that_is_not_an_object_is_compared_whole(db):
+    value = {"channel_context": None}
+    result = check("plain", value, "not an object")
+    assert result.expected == {"(expected)": "not an object"}
+    assert result.changed == ("(expected)",)
+    assert result.input == value
+
+
+def test_an_input_the_renderer_fails_on_is_a_failed_case_not_an_error(monkeypatch):
+    def fail(value):  # type: ignore[no-untyped-def]
+        raise ValueError("broken input")
+
+    monkeypatch.setattr("reviewapp.previews.golden.render", fail)
+    result = check("bad", {"channel_context": 1}, {"lines": []})
+    assert result.actual == {"error": "ValueError: broken input"}
+    assert result.changed == ("lines",)
+    assert not result.passed
+
+
+def test_an_output_holding_half_an_emoji_still_has_a_fingerprint():
+    # The notes cap can cut an emoji in half: a lone surrogate in a stored output.
+    first, second = digest({"notes": "kaffe \ud83d"}), digest({"notes": "kaffe \ud83c"})
+    assert re.fullmatch("[0-9a-f]{32}", first)
+    assert first != second
+
+
+@pytest.mark.parametrize(
+    ("changed", "marked"),
+    [
+        # Two runs of one removal and one addition: each pair is marked.
+        (
+            ["-a b", "+a x", "-c d", "+c y"],
+            ["-a <del>b</del>", "+a <ins>x</ins>", "-c <del>d</del>", "+c <ins>y</ins>"],
+        ),
+        # One removal, two additions: the second addition has no partner.
+        (["-a b", "+a x", "+c y"], ["-a <del>b</del>", "+a <ins>x</ins>", "+c y"]),
+    ],
+)
+def test_each_run_of_removals_pairs_only_with_the_additions_right_after_it(changed, marked):
+    out = word_diff(["--- expected lines", "+++ actual lines", "@@ -1,2 +1,2 @@", *changed])
+    assert [str(line.html) for line in out[3:]] == marked

@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import resource
 import signal
+import stat
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from reviewapp.models import GoldenCase
-from reviewapp.previews.jsonl import CaseRecord, InvalidCaseFile, import_cases, read_jsonl
+from reviewapp.previews.jsonl import (
+    CaseRecord,
+    InvalidCaseFile,
+    import_cases,
+    read_case_file,
+    read_jsonl,
+    write_file,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +72,53 @@ def test_a_failed_export_leaves_the_file_as_it_was_and_no_partial_file(tmp_path)
         signal.signal(signal.SIGXFSZ, previous)
     assert target.read_text(encoding="utf-8") == "the previous export\n"
     assert [p.name for p in tmp_path.iterdir()] == ["golden.jsonl"]
+
+
+def test_the_export_is_written_into_a_hidden_temporary_file_beside_the_target(tmp_path):
+    # Beside it, so the final rename stays on one file system (atomic); hidden and
+    # named .golden-export-*.tmp, so a copy left by a killed process is recognisable.
+    target = tmp_path / "golden.jsonl"
+    seen: list[list[str]] = []
+
+    def lines():  # type: ignore[no-untyped-def]
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+        yield "{}\n"
+
+    write_file(str(target), lines())
+    (names,) = seen
+    (temporary,) = names
+    assert temporary.startswith(".golden-export-")
+    assert temporary.endswith(".tmp")
+    assert [p.name for p in tmp_path.iterdir()] == ["golden.jsonl"]
+
+
+def test_an_export_over_a_file_keeps_its_mode_and_a_new_one_is_readable_by_all(tmp_path):
+    kept = tmp_path / "private.jsonl"
+    kept.write_text("old\n", encoding="utf-8")
+    os.chmod(kept, 0o600)
+    write_file(str(kept), ["åäö\n"])
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert kept.read_bytes() == "åäö\n".encode()
+
+    new = tmp_path / "new.jsonl"
+    write_file(str(new), ["{}\n"])
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+
+
+def test_blank_lines_are_skipped_and_each_record_keeps_its_line_number():
+    records = list(read_jsonl([_line("a", EXPECTED), "", "   ", _line("b", EXPECTED)]))
+    assert [(record.name, record.line) for record in records] == [("a", 1), ("b", 4)]
+
+
+def test_a_name_may_be_200_characters_but_not_201_nor_blank():
+    assert [record.name for record in read_jsonl([_line("n" * 200, EXPECTED)])] == ["n" * 200]
+    message = "line 1: name must be a non-empty string of at most 200 characters"
+    for name in ("n" * 201, "   "):
+        with pytest.raises(InvalidCaseFile) as caught:
+            list(read_jsonl([_line(name, EXPECTED)]))
+        assert str(caught.value) == message
+
+
+def test_a_dash_reads_the_cases_from_standard_input(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(_line("from stdin", EXPECTED) + "\n"))
+    assert [record.name for record in read_case_file("-")] == ["from stdin"]

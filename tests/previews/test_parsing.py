@@ -65,3 +65,42 @@ def test_text_over_the_size_limit_is_refused_before_parsing():
 def test_empty_text_is_an_error_not_a_null():
     with pytest.raises(InvalidJson, match="empty"):
         parse_json("  \n ")
+
+
+def test_too_deep_on_a_later_line_names_that_line_and_column_and_shows_60_characters_either_side():
+    # Found by mutation testing: every too-deep text in the tests was one line long,
+    # so the line count and the column after a newline were never checked.
+    text = '{\n  "a": ' + "[" * 70 + "1" + "]" * 70 + "\n}"
+    second = text.splitlines()[1]
+    # '{' is one level; the 64th '[' of the second line is the 65th level.
+    column = second.index("[") + 64
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
+    assert (caught.value.line, caught.value.column) == (2, column)
+    # "at most 60 characters either side" of the offending one, cut on the left with "…".
+    shown, caret = caught.value.excerpt.split("\n")
+    assert shown == "…" + second[column - 61 : column + 60]
+    assert caret == " " * 61 + "^"
+    assert shown[61] == "["
+
+
+def test_empty_text_has_no_excerpt():
+    with pytest.raises(InvalidJson) as caught:
+        parse_json("")
+    assert caught.value.excerpt == ""
+
+
+def test_the_line_and_column_count_every_newline_before_the_place_and_none_after():
+    # A newline first and last, more lines after the place than before it.
+    text = '\n{\n  "x": 1,\n  "a": ' + "[" * 70 + "1" + "]" * 70 + "\n}\n\n\n\n"
+    fourth = text.split("\n")[3]
+    with pytest.raises(InvalidJson) as caught:
+        parse_json(text)
+    assert (caught.value.line, caught.value.column) == (4, fourth.index("[") + 64)
+
+
+def test_an_error_after_the_last_line_break_names_the_empty_line_and_shows_no_excerpt():
+    with pytest.raises(InvalidJson) as caught:
+        parse_json("[1,\n")
+    assert (caught.value.line, caught.value.column) == (2, 1)
+    assert caught.value.excerpt == ""

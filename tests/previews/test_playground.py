@@ -17,6 +17,7 @@ from reviewapp.core import states
 from reviewapp.previews.gallery import EXAMPLES, find_example
 from reviewapp.previews.golden import canonical
 from reviewapp.previews.parsing import MAX_INPUT_BYTES
+from reviewapp.previews.rendering import direction_problems, pretty
 from reviewapp.web.forms.preview import PreviewForm
 from tests import factories
 from tests.html import text_of, texts
@@ -355,3 +356,24 @@ def test_a_text_direction_control_in_the_input_is_named_as_a_problem(qa_client):
     assert "user_note" in problem
     assert "U+202E" in problem
     assert "None: every field" not in html
+
+
+def test_an_unknown_example_is_an_empty_form_not_an_error(qa_client):
+    response = qa_client.get(URL, {"example": "no-such-example"})
+    assert response.status_code == 200
+    assert text_of(response.content.decode(), "id_channel_context").strip() == ""
+    assert find_example("no-such-example") is None
+
+
+def test_each_text_with_a_direction_control_is_named_by_its_path_keys_included(settings):
+    settings.LANGUAGE_CODE = "en"
+    message = "Remove the text direction control U+202E: it makes the text show in another order than it is saved."
+    value = {"a": {"b\u202e": "x", "c": ["ok", "y\u202e"]}, "d": 1}
+    assert direction_problems(value) == [f"a.b\u202e: {message}", f"a.c[1]: {message}"]
+    assert direction_problems("x\u202e") == [f"$: {message}"]
+    assert direction_problems({"clean": ["text", {"k": "v"}]}) == []
+
+
+def test_half_an_emoji_is_shown_as_its_json_escape():
+    # The notes cap can cut an emoji in half; the raw surrogate could not be sent as UTF-8.
+    assert pretty({"notes": "kaffe \ud83d"}) == '{\n  "notes": "kaffe \\ud83d"\n}'
