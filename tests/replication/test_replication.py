@@ -4,9 +4,9 @@ On the private server of conftest.py (wal_level = logical). Each test writes
 in accounted's database as its intake would, and ``sync_index --follow`` (in
 replication mode: it drains the subscription's queue) brings it into the read
 model; its own report of each pass counts the derivations. The transaction
-held open is held 5 s, not the issue's 90 s, to keep the file near two
-minutes: the stream delivers in commit order, so the hold's length is no
-matter to it (the polls' 60 s overlap is what a long hold defeats).
+held open is held 90 s, longer than the polls' 60 s overlap that such a hold
+defeats, and the bulk update is 200 000 rows, as issue 39 asks: together
+about two minutes of this file, mostly waiting.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from .conftest import FOLLOW_INTERVAL, ROWS_BEFORE, Follower, Server, following,
 
 pytestmark = pytest.mark.postgres
 
-HOLD_SECONDS = 5
-BULK_ROWS = 20_000
+HOLD_SECONDS = 90
+BULK_ROWS = 200_000
 
 
 def _one(server: Server, database: str, query: str, params: list[Any] | None = None) -> Any:
@@ -183,7 +183,7 @@ def test_a_bulk_update_is_derived_once(subscribed: Server, follower: Follower) -
                FROM public.companies c, generate_series(1, %s) WHERE c.id = %s""",
             [BULK_ROWS, company],
         )
-    wait_until(lambda: follower.since(inserted)[0] >= BULK_ROWS, 90, "the inserts derived")
+    wait_until(lambda: follower.since(inserted)[0] >= BULK_ROWS, 600, "the inserts derived")
 
     updated = follower.mark()
     with subscribed.connect("publisher") as conn:
@@ -192,7 +192,7 @@ def test_a_bulk_update_is_derived_once(subscribed: Server, follower: Follower) -
                WHERE company_id = %s""",
             [company],
         )
-    wait_until(lambda: follower.since(updated)[0] >= BULK_ROWS, 90, "the update derived")
+    wait_until(lambda: follower.since(updated)[0] >= BULK_ROWS, 600, "the update derived")
     time.sleep(1)  # later passes would show a second derivation here
     assert follower.since(updated) == (BULK_ROWS, 0)
     shown = "SELECT count(*) FROM reviewapp_indexeditem WHERE company_id = %s AND supplier_name = 'Efter'"
