@@ -92,6 +92,52 @@ def test_the_rows_accounted_held_before_the_subscription_come_with_its_first_cop
     wait_until(lambda: _one(subscribed, "subscriber", shown) == ROWS_BEFORE, 30, "the first copy in the read model")
 
 
+def test_a_rules_change_rederives_every_row_while_the_list_keeps_them(subscribed: Server, follower: Follower) -> None:
+    """A release whose RULES_VERSION differs re-derives from the copy in place: no row leaves the list meanwhile."""
+    shown = "SELECT count(*) FROM reviewapp_indexeditem"
+    version = "SELECT rules_version FROM reviewapp_syncstate WHERE id = 1"
+    rows_before, current = _one(subscribed, "subscriber", shown), _one(subscribed, "subscriber", version)
+    started = _one(subscribed, "subscriber", "SELECT now()")
+    with subscribed.connect("subscriber") as conn:  # the read model as an older release derived it
+        conn.execute("UPDATE reviewapp_syncstate SET rules_version = rules_version - 1 WHERE id = 1")
+    older = "SELECT count(*) FROM reviewapp_indexeditem WHERE indexed_at < %s"
+    fewest = rows_before
+
+    def rederived() -> bool:
+        nonlocal fewest
+        fewest = min(fewest, _one(subscribed, "subscriber", shown))
+        return _one(subscribed, "subscriber", older, [started]) == 0
+
+    # No commit wakes the drain: its timed pass (FOLLOW_INTERVAL) finds the version changed.
+    wait_until(rederived, 120, "every row derived again")
+    assert rows_before > 0
+    assert fewest == rows_before  # the list served every row while they were rewritten
+    assert _one(subscribed, "subscriber", version) == current
+
+
+def test_a_row_python_cannot_decode_is_one_malformed_item(subscribed: Server, follower: Follower) -> None:
+    company = _company(subscribed, "Trasig AB")
+    with subscribed.connect("publisher") as conn:
+        good = _item(conn, company, "Hel")
+        bad = _item(conn, company, "Trasig")
+        # Valid for PostgreSQL's jsonb, too deep for Python's json: the poll mode's poison row.
+        conn.execute(
+            "UPDATE public.invoice_inbox_items SET channel_context = %s::jsonb WHERE id = %s",
+            ["[" * 10_000 + "]" * 10_000, bad],
+        )
+    flagged = "SELECT state_malformed FROM reviewapp_indexeditem WHERE id = %s"
+    wait_until(lambda: _one(subscribed, "subscriber", flagged, [bad]) is True, 30, "the bad row as malformed")
+    state = "SELECT state_malformed, malformed_reason FROM reviewapp_indexeditem WHERE id = %s"
+    with subscribed.connect("subscriber") as conn:
+        malformed, reason = conn.execute(state, [bad]).fetchone()
+        good_malformed, _ = conn.execute(state, [good]).fetchone()
+    assert malformed
+    assert reason.startswith("channel_context: ")
+    assert "nested too deep" in reason
+    assert not good_malformed
+    _shows(subscribed, good, "Hel")
+
+
 def test_a_committed_change_reaches_the_read_model_without_reading_accounteds_table(
     subscribed: Server, follower: Follower
 ) -> None:
