@@ -156,6 +156,11 @@ def _render_lines(c: Clarifications | None, bound: int | None) -> BoundedLines:
     representation = c.representation
     if representation is not None:
         names = _names(representation.participants, flat)
+        if not names and not flat.whole:
+            # The window saw nothing of the first participant but block markers, so the
+            # line is left out (_names); the reference's may be there: count its prefix
+            # and its line break, so lines_most_chars stays a bound on the whole lines.
+            flat.left_out += len(ph.PARTICIPANTS_PREFIX) + 1
         if names:
             joined = ph.PARTICIPANT_SEPARATOR.join(names)
             if bound is not None and len(joined) > bound:
