@@ -314,3 +314,34 @@ def test_a_question_taken_back_by_the_chat_or_an_item_gone_ends_the_hold_with_it
     assert ended == ["The hold ended: the question no longer waits for an answer in the app."]
     ended = [event.text for event in holds.hold_story(None, item.pk) if event.kind == "ended"]
     assert ended == ["The hold ended: the item is no longer in the list."]
+
+
+@pytest.mark.django_db
+def test_the_holds_note_stays_in_the_history_after_the_hold_ran_out(anna, company):
+    (item,) = _queue_of(company, 1)
+    client = _client(anna)
+    assert _hold(client, item.pk, reason="colleague", note="Lisa vet vilka som var med").status_code == 200
+    _run_out(item.pk)
+
+    # The hold's own status line (which also shows the note) is gone; only the history keeps it.
+    page = client.get(reverse("item_detail", args=[item.pk])).content.decode()
+    assert 'id="hold-status"' not in page
+    assert '<span class="event-detail">Lisa vet vilka som var med</span>' in page
+
+
+@pytest.mark.django_db
+def test_a_hold_lost_to_a_colleague_at_the_same_moment_says_so(anna, bea, company, monkeypatch):
+    (item,) = _queue_of(company, 1)
+    assert _hold(_client(bea), item.pk).status_code == 200
+    # The race, made deterministic: anna's check for an active hold ran just before bea's hold was
+    # committed, so the database's one-open-hold constraint is what refuses anna's.
+    monkeypatch.setattr(holds, "active_hold", lambda item, now=None: None)
+
+    response = _hold(_client(anna), item.pk)
+
+    assert response.status_code == 409
+    assert (response.json()["code"], response.json()["error"]) == (
+        "already_held",
+        "Someone else put this item on hold just now.",
+    )
+    assert list(Hold.objects.filter(item_id=item.pk).values_list("by__username", flat=True)) == ["bea"]
