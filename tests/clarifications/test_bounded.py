@@ -141,3 +141,8 @@ def test_a_bounded_rendering_is_always_the_start_of_the_whole_one(
     if rendered.whole:
         assert rendered.lines == whole.lines
     assert rendered.lines_most_chars >= whole.lines_most_chars
+
+
+def test_a_negative_length_is_refused_saying_so():
+    with pytest.raises(ValueError, match="^max_chars must not be negative$"):
+        flatten_prefix("a b", -1)

@@ -134,6 +134,7 @@ def test_malformed_search_fields_are_skipped():
 
     assert row_matches(uuid.uuid4(), [["note"], ["note", 3], "x", ["note", "ja"]], "ja")[0].html == "<mark>ja</mark>"
     assert row_matches(uuid.uuid4(), {"note": "ja"}, "ja") == []
+    assert row_matches(uuid.uuid4(), None, "ja") == []  # a row indexed without its fields
 
 
 def test_a_colleagues_note_that_holds_the_word_is_named_and_marked(support_client, support):
@@ -169,6 +170,15 @@ def test_a_row_names_at_most_four_fields_in_the_read_models_order():
     fields = [[key, f"möte {key}"] for key in ("supplier", "note", "raw_answer", "purpose", "participant")]
     matched = row_matches(uuid.uuid4(), fields, "möte")
     assert [match.field for match in matched] == ["supplier", "note", "raw_answer", "purpose"]
+
+
+def test_a_long_word_holding_the_match_is_not_cut_away_at_the_windows_end():
+    from reviewapp.inbox.matches import row_matches
+
+    # The first mark runs past where the window ends: the window ends inside it rather than before it.
+    long_word = "nyckel" + "o" * 200
+    (match,) = row_matches(uuid.uuid4(), [["note", f"xxxxxxxxxx {long_word}"]], "nyckel")
+    assert match.html == f"xxxxxxxxxx <mark>{long_word[:109]}</mark>…"
 
 
 # --- A refused filter is shown -------------------------------------------------------
