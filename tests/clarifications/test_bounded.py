@@ -144,5 +144,5 @@ def test_a_bounded_rendering_is_always_the_start_of_the_whole_one(
 
 
 def test_a_negative_length_is_refused_saying_so():
-    with pytest.raises(ValueError, match="^max_chars must not be negative$"):
+    with pytest.raises(ValueError, match=r"^max_chars must not be negative$"):
         flatten_prefix("a b", -1)
