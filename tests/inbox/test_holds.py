@@ -178,7 +178,12 @@ def test_only_a_question_waiting_in_the_app_can_be_held_and_only_in_ones_compani
     answered = factories.make_item(company=company, channel_context=note("klart"))
     (waiting,) = _queue_of(company, 1)
     assigned_elsewhere = factories.make_user(roles.BOOKKEEPER, username="cecilia")
-    assert _hold(_client(_bookkeeper("anna")), answered.pk).status_code == 409
+    refused = _hold(_client(_bookkeeper("anna")), answered.pk)
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "error": "Only a question waiting for an answer in the app can be put on hold.",
+        "code": "not_waiting",
+    }
     assert _hold(_client(assigned_elsewhere), waiting.pk).status_code == 404
     assert _client(assigned_elsewhere).delete(reverse("api_item_hold", args=[waiting.pk])).status_code == 404
     support = factories.make_user(roles.SUPPORT, username="sven")
@@ -195,6 +200,9 @@ def test_anyone_who_sees_it_can_release_a_hold_early(anna, bea, company):
     assert _queue_ids(_client(anna)) == [str(first.pk), str(second.pk)]
     history = _client(anna).get(reverse("item_detail", args=[first.pk])).content.decode()
     assert "Released from hold" in history
+    # Each step is a history entry of its own kind (its class, and the API's event_type "Hold-put"/"Hold-released").
+    assert '<li class="event event-hold-put">' in history
+    assert '<li class="event event-hold-released">' in history
     # And the item page's form, without JavaScript, puts it on hold again.
     response = _client(bea).post(
         reverse("item_hold", args=[first.pk]), {"until": _tomorrow(), "reason": "other", "note": "<b>x</b>"}
