@@ -146,6 +146,8 @@ def test_a_bounded_rendering_is_always_the_start_of_the_whole_one(
 def test_a_negative_length_is_refused_saying_so():
     with pytest.raises(ValueError, match=r"^max_chars must not be negative$"):
         flatten_prefix("a b", -1)
+    with pytest.raises(ValueError, match=r"^max_value_chars must not be negative$"):
+        render_item({"channel": "whatsapp", "user_note": "a"}, None, None, max_value_chars=-1)
 
 
 @pytest.mark.parametrize("bound", range(0, 19))

@@ -133,7 +133,7 @@ def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last(re
 
 
 @pytest.mark.django_db
-def test_after_a_row_in_three_keys_a_row_sharing_only_the_second_key_is_not_after_it(company):
+def test_after_a_row_in_three_keys_a_tie_counts_only_on_all_the_keys_before(company):
     from reviewapp.inbox.query import SORT_QUESTION_AGE
     from reviewapp.inbox.sorting import SORTS, after_condition
 
@@ -149,9 +149,11 @@ def test_after_a_row_in_three_keys_a_row_sharing_only_the_second_key_is_not_afte
     earlier = item("2026-11-01T09:00:00Z", "ffffffff-0000-4000-8000-000000000000")
     current = item("2026-11-01T10:00:00Z", "00000000-0000-4000-8000-000000000001")
     later = item("2026-11-01T11:00:00Z", "00000000-0000-4000-8000-000000000002", received - dt.timedelta(days=1))
+    tied = item("2026-11-01T10:00:00Z", "00000000-0000-4000-8000-000000000003", received + dt.timedelta(hours=1))
     assert earlier.open_question_asked_at < current.open_question_asked_at < later.open_question_asked_at
 
     values = (current.open_question_asked_at, current.created_at, current.id)
     after = IndexedItem.objects.filter(after_condition(SORTS[SORT_QUESTION_AGE], values))
     # "earlier" has the same received time and a larger id, but was asked first: it is before, not after.
-    assert list(after.values_list("id", flat=True)) == [later.id]
+    # "tied" was asked at the same moment and received later: after.
+    assert set(after.values_list("id", flat=True)) == {later.id, tied.id}
