@@ -57,6 +57,16 @@ def test_names_are_dropped_whole_and_counted() -> None:
     assert render_notes(ctx) == expected
 
 
+def test_names_alone_dropped_to_exactly_220_units_keep_the_last_name_that_fits() -> None:
+    # No purpose and no note: the prefix (16) + 8 names of 22 + 7 separators (14) + " … och 10 till" (14)
+    # = 220 units, exactly the cap: the eighth name stays.
+    names = [f"Deltagare nummer {i:02d} AB" for i in range(18)]
+    ctx = wa(representation=rep([person(name) for name in names]))
+    expected = "Representation: " + ", ".join(names[:8]) + " … och 10 till"
+    assert len(expected) == 220
+    assert render_notes(ctx) == expected
+
+
 def test_emoji_count_double_when_names_are_dropped() -> None:
     name = "😀" * 20 + " (" + "🏢" * 10 + ")"  # 63 units, 33 code points
     ctx = wa(representation=rep([person("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))
