@@ -67,6 +67,14 @@ def test_names_alone_dropped_to_exactly_220_units_keep_the_last_name_that_fits()
     assert render_notes(ctx) == expected
 
 
+def test_a_name_that_would_overshoot_the_cap_by_two_units_is_dropped() -> None:
+    # 24 names of 6 with their 23 separators and " … och 106 till" would be 16 + 144 + 46 + 16 = 222 units;
+    # 23 names and " … och 107 till" are 16 + 138 + 44 + 15 = 213.
+    names = [f"Bo{i:04d}" for i in range(130)]
+    ctx = wa(representation=rep([person(name) for name in names]))
+    assert render_notes(ctx) == "Representation: " + ", ".join(names[:23]) + " … och 107 till"
+
+
 def test_emoji_count_double_when_names_are_dropped() -> None:
     name = "😀" * 20 + " (" + "🏢" * 10 + ")"  # 63 units, 33 code points
     ctx = wa(representation=rep([person("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))
