@@ -75,6 +75,12 @@ def test_a_name_that_would_overshoot_the_cap_by_two_units_is_dropped() -> None:
     assert render_notes(ctx) == "Representation: " + ", ".join(names[:23]) + " … och 107 till"
 
 
+def test_when_even_one_name_does_not_fit_with_a_long_purpose_one_name_stays() -> None:
+    ctx = wa(representation=rep([person("Anna"), person("Bo"), person("Cecilia")], "x" * 250))
+    # One name, the rest counted, then the purpose, cut to 219 units and "…".
+    assert render_notes(ctx) == ("Representation: Anna … och 2 till · Syfte: " + "x" * 250)[:219] + "…"
+
+
 def test_emoji_count_double_when_names_are_dropped() -> None:
     name = "😀" * 20 + " (" + "🏢" * 10 + ")"  # 63 units, 33 code points
     ctx = wa(representation=rep([person("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))
