@@ -72,3 +72,26 @@ def test_an_answer_logged_before_pieces_were_kept_is_one_piece_labelled_by_its_l
 def test_another_questions_answer_is_not_read_as_this_ones():
     event = logged("representation", {}, {"representation": {"raw_answer": "Taxi"}}, raw_answer_added="Taxi")
     assert raw_answer_parts("Taxi", "context", [event]) == (RawPart("Taxi", "chat"),)
+
+
+def fixed(raw: str, kept: list[dict[str, str]]) -> ClarificationEvent:
+    """``manage.py fix_context_answers``'s log entry: the row's raw_answer after the fix, and its pieces."""
+    return ClarificationEvent(
+        event_type="ContextAnswerFixed",
+        question_type="context",
+        channel="app",
+        payload={"before": {}, "after": context(raw), "kept": kept},
+        occurred_at=dt.datetime(2026, 8, 13, tzinfo=dt.UTC),
+    )
+
+
+def test_a_raw_answer_the_fix_left_is_read_as_the_fix_logged_its_pieces():
+    # The answers' log alone would call the whole text the chat's; the fix says which piece came by phone.
+    kept = [{"text": "lunch", "source": "chat"}, {"text": "\nmed Volvo", "source": "phone"}]
+    log = [fixed("lunch\nmed Volvo", kept), fixed("något annat", [{"text": "något annat", "source": "email"}])]
+    assert raw_answer_parts("lunch\nmed Volvo", "context", log) == (
+        RawPart("lunch", "chat"),
+        RawPart("\nmed Volvo", "phone"),
+    )
+    # A fix of another raw_answer (the row changed since) is not this text's story.
+    assert raw_answer_parts("lunch", "context", log) == (RawPart("lunch", "chat"),)

@@ -127,6 +127,7 @@ def test_saving_appends_one_event_with_before_and_after(bookkeeper_client, bookk
     assert event.payload["before"] == before
     assert event.payload["after"] == stored_context(item)
     assert event.payload["answer"]["participants"] == [{"name": "Anna", "company": None}]
+    assert event.payload["answer"]["purpose"] == "Kundmöte"
 
 
 def test_not_representation_first_asks_and_shows_the_denials_preview(bookkeeper_client):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -343,6 +344,10 @@ def test_the_api_reports_a_replaced_answer(bookkeeper_client):
     assert current["replaced_answer"]["yours"] == {"summary": "Taxi", "raw_answer": None}
     assert current["replaced_answer"]["replaced_by"] == {"summary": "Lunch", "raw_answer": "Lunch"}
     assert current["answered_by"] is None
+    # Who gave the replaced answer (the logged-in bookkeeper, bea), and when it was replaced: after it was given.
+    assert current["replaced_answer"]["actor"] == "bea"
+    replaced_at = dt.datetime.fromisoformat(current["replaced_answer"]["replaced_at"])
+    assert replaced_at >= dt.datetime.fromisoformat(current["replaced_answer"]["answered_at"])
 
 
 def test_an_item_whose_json_cannot_be_read_is_shown_and_refused_not_crashed(bookkeeper_client):

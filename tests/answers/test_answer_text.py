@@ -184,3 +184,12 @@ def test_the_api_refuses_bidi_controls_and_invisible_answers(bookkeeper_client):
     assert response.json()["errors"]["text"] == ["Write what the purchase was for."]
     item.refresh_from_db()
     assert "user_note" not in item.channel_context
+
+
+def test_a_representation_answer_that_names_nothing_reads_as_an_empty_answer():
+    from reviewapp.answers.log import answer_text
+
+    # Written by another program (the app refuses such an answer): no one, no purpose, no date.
+    shown = answer_text("representation", {"participants": [], "purpose": "", "event_date": None})
+    assert shown is not None
+    assert (shown.summary, shown.raw_answer) == ("an empty answer", None)

@@ -205,6 +205,20 @@ def test_the_storage_key_uses_accounteds_file_name_sanitiser(name, key_name):
     assert resend.sanitize_file_name(name) == key_name
 
 
+@pytest.mark.parametrize(
+    ("uploaded", "kept"),
+    [
+        ("kvitto\u202e.pdf", "kvitto.pdf"),
+        ("rad\r\nett.pdf", "radett.pdf"),
+        ("\u202e\n", "file"),
+        (None, "file"),
+        (" ", "file"),
+    ],
+)
+def test_the_documents_name_is_the_uploaded_one_less_control_characters_or_file(uploaded, kept):
+    assert resend.original_file_name(uploaded) == kept
+
+
 def test_the_storage_key_is_accounteds_layout():
     company, user = uuid.UUID(int=1), uuid.UUID(int=2)
     moment = dt.datetime(2026, 8, 12, 9, 31, 7, 123000, tzinfo=dt.UTC)

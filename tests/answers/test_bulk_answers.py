@@ -112,6 +112,32 @@ def test_an_item_answered_first_elsewhere_is_a_409_and_the_others_are_saved(book
     assert stored_context(first)["user_note"] == "Taxi till kundmötet hos Volvo"
 
 
+def test_an_item_refused_or_gone_at_its_turn_is_reported_by_its_own_id(bookkeeper_client, company, monkeypatch):
+    from reviewapp.answers import bulk
+    from reviewapp.answers.validation import AnswerInvalid
+
+    first, refused, gone = context_items(company, 3)
+    real = bulk.answer_question
+
+    # What the single-answer path may do to one item at its turn (after the bulk checks passed):
+    # refuse the answer for that item, or find the item deleted since the list was read.
+    def answer_question(*, item_id, **kwargs):  # type: ignore[no-untyped-def]
+        if item_id == refused.pk:
+            raise AnswerInvalid({"text": ["Not for this item."]})
+        if item_id == gone.pk:
+            raise InboxItem.DoesNotExist
+        return real(item_id=item_id, **kwargs)
+
+    monkeypatch.setattr(bulk, "answer_question", answer_question)
+    results = api(bookkeeper_client, [first.pk, refused.pk, gone.pk], TAXI).json()["results"]
+    assert [(r["id"], r["status"], r.get("error")) for r in results] == [
+        (str(first.pk), 200, None),
+        (str(refused.pk), 400, "The answer is not valid."),
+        (str(gone.pk), 404, "No such item."),
+    ]
+    assert results[1]["errors"] == {"text": ["Not for this item."]}
+
+
 def test_an_item_waiting_for_another_question_is_a_409_of_its_own(bookkeeper_client, company):
     context = moved_item("context", company=company)
     representation = moved_item("representation", company=company)

@@ -150,7 +150,10 @@ def test_the_api_names_the_differences_and_writes_only_with_confirm(bookkeeper_c
         {"field": "supplier", "this_item": "Restaurang Prinsen AB", "replacing_item": "Pressbyrån"}
     ]
     assert body["confirm_with"] == {"confirm": True}
-    assert "Pressbyrån" in body["errors"]["confirm"][0]
+    (message,) = body["errors"]["confirm"]
+    assert message.startswith(f"Item {newer.pk} differs sharply from this one (")
+    assert "Restaurang Prinsen AB here, Pressbyrån there" in message
+    assert message.endswith("). Confirm that it is the same receipt to settle the question with it.")
     _written_nothing(old, newer, before, updated_at)
     done = _api(bookkeeper_client, old, {"question": "resend", "replaced_by": str(newer.pk), "confirm": True})
     assert done.status_code == 200

@@ -10,6 +10,7 @@ reads the conversation, the app answers and marks the item's entry
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from io import StringIO
 from typing import Any
 
@@ -94,11 +95,14 @@ def test_without_re_settle_the_same_late_reply_is_written_over_the_app_answer(bo
     assert stored_context(item)["representation"]["participants"] == [{"name": "Bo Ek", "company": None}]
 
 
-def test_an_item_whose_answer_the_chat_replaced_is_left_to_the_chat(bookkeeper):
+def test_an_item_whose_answer_the_chat_replaced_is_left_to_the_chat(bookkeeper, caplog):
     item, conv = unmarked_by_the_sweep(bookkeeper, ContextAnswer(text="Taxi"))
     intake.write_key(item.pk, "user_note", "nej, lunch")  # the intake's own write replaced the app's answer
-    assert "re-settled 0" in run_sync_command()
+    with caplog.at_level(logging.INFO, logger="reviewapp.answers.resettle"):
+        assert "re-settled 0" in run_sync_command()
     assert entry_status(conv) == "moved_to_app"
+    # The operator's log names the item left to the chat.
+    assert f"re-settle: item {item.pk} no longer holds the app's answer; left to the chat" in caplog.messages
 
 
 def test_an_item_whose_question_the_chat_reopened_is_left_to_the_chat(bookkeeper):
@@ -150,5 +154,15 @@ def test_a_log_entry_naming_no_real_conversation_breaks_nothing(bookkeeper):
         payload={"conversations": [{"id": "not-a-uuid"}, "junk", {"id": 7}]},
         occurred_at=timezone.now(),
     )
+    # Entries whose conversations are missing (an answer logged before they were) or not a list.
+    for payload in ({}, {"conversations": 7}, {"conversations": {"id": str(conv)}}):
+        ClarificationEvent.objects.create(
+            item_id=factories.make_item().pk,
+            event_type=ClarificationEvent.ANSWERED,
+            question_type="context",
+            channel=ClarificationEvent.Channel.APP,
+            payload=payload,
+            occurred_at=timezone.now(),
+        )
     assert resettle_app_answers() == 1
     assert entry_status(conv) == "answered"

@@ -91,6 +91,20 @@ ITEM_PROBLEMS = [
             "item.extracted_data.invoice.currency: expected a string, got number",
         ],
     ),
+    (
+        {"document_id": None, "extracted_data": {"supplier": {"name": 7}, "invoice": [], "totals": "x"}},
+        NO_DATA,
+        [
+            "item.extracted_data.invoice: expected an object, got array",
+            "item.extracted_data.totals: expected an object, got string",
+            "item.extracted_data.supplier.name: expected a string, got number",
+        ],
+    ),
+    (
+        {"document_id": None, "extracted_data": {"invoice": {"invoiceDate": 20260101}}},
+        NO_DATA,
+        ["item.extracted_data.invoice.invoiceDate: expected a string, got number"],
+    ),
 ]
 
 

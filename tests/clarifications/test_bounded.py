@@ -155,3 +155,23 @@ def test_a_bounded_rendering_is_always_the_start_of_the_whole_one(
     if rendered.whole:
         assert rendered.lines == whole.lines
     assert rendered.lines_most_chars >= whole.lines_most_chars
+
+
+def test_a_negative_length_is_refused_saying_so():
+    with pytest.raises(ValueError, match=r"^max_chars must not be negative$"):
+        flatten_prefix("a b", -1)
+    with pytest.raises(ValueError, match=r"^max_value_chars must not be negative$"):
+        render_item({"channel": "whatsapp", "user_note": "a"}, None, None, max_value_chars=-1)
+
+
+@pytest.mark.parametrize("bound", range(0, 19))
+def test_names_cut_by_the_bound_keep_exactly_the_bound_of_them(bound: int) -> None:
+    """Not merely a start: as many characters of the names joined as the bound allows, one less is a loss."""
+    people = [{"name": name, "company": None} for name in ("Anna", "Bob", "Cecilia")]
+    ctx = {"channel": "whatsapp", "representation": {"participants": people, "purpose": "Möte"}}
+    joined = "Anna, Bob, Cecilia"
+    whole = render_item(ctx, None, None, max_value_chars=10_000).lines[0]
+    prefix = whole[: -len(joined)]
+    assert whole == prefix + joined
+
+    assert render_item(ctx, None, None, max_value_chars=bound).lines[0] == prefix + joined[:bound]

@@ -57,6 +57,30 @@ def test_names_are_dropped_whole_and_counted() -> None:
     assert render_notes(ctx) == expected
 
 
+def test_names_alone_dropped_to_exactly_220_units_keep_the_last_name_that_fits() -> None:
+    # No purpose and no note: the prefix (16) + 8 names of 22 + 7 separators (14) + " … och 10 till" (14)
+    # = 220 units, exactly the cap: the eighth name stays.
+    names = [f"Deltagare nummer {i:02d} AB" for i in range(18)]
+    ctx = wa(representation=rep([person(name) for name in names]))
+    expected = "Representation: " + ", ".join(names[:8]) + " … och 10 till"
+    assert len(expected) == 220
+    assert render_notes(ctx) == expected
+
+
+def test_a_name_that_would_overshoot_the_cap_by_two_units_is_dropped() -> None:
+    # 24 names of 6 with their 23 separators and " … och 106 till" would be 16 + 144 + 46 + 16 = 222 units;
+    # 23 names and " … och 107 till" are 16 + 138 + 44 + 15 = 213.
+    names = [f"Bo{i:04d}" for i in range(130)]
+    ctx = wa(representation=rep([person(name) for name in names]))
+    assert render_notes(ctx) == "Representation: " + ", ".join(names[:23]) + " … och 107 till"
+
+
+def test_when_even_one_name_does_not_fit_with_a_long_purpose_one_name_stays() -> None:
+    ctx = wa(representation=rep([person("Anna"), person("Bo"), person("Cecilia")], "x" * 250))
+    # One name, the rest counted, then the purpose, cut to 219 units and "…".
+    assert render_notes(ctx) == ("Representation: Anna … och 2 till · Syfte: " + "x" * 250)[:219] + "…"
+
+
 def test_emoji_count_double_when_names_are_dropped() -> None:
     name = "😀" * 20 + " (" + "🏢" * 10 + ")"  # 63 units, 33 code points
     ctx = wa(representation=rep([person("😀" * 20, "🏢" * 10) for _ in range(5)], "Middag"))

@@ -172,6 +172,11 @@ PROBLEMS = [
         wa(pending_question={"type": "context", "status": "expired"}),
         ('pending_question.status: unknown value "expired" (expected one of open, answered, moved_to_app)',),
     ),
+    # An unknown value is quoted as JSON, its first 60 characters, not ASCII-escaped.
+    (
+        wa(pending_question={"type": "ä" * 70, "status": "open"}),
+        (f'pending_question.type: unknown value "{"ä" * 60}" (expected one of representation, context, resend)',),
+    ),
     (wa(pending_question={"status": "open"}), ("pending_question.type: missing",)),
     (
         wa(pending_question={"type": "context", "status": True}),

@@ -114,6 +114,21 @@ def test_an_item_of_a_company_the_user_is_not_assigned_is_not_opened(photo):
     # Assigned the item's company, the same text opens it.
     CompanyAssignment.objects.create(user=user, company_id=photo.company_id)
     assert client.get(URL, {"q": WAMID})["Location"] == f"/items/{photo.pk}/"
+    # Even before the read model has the item (its company then read from accounted's row).
+    IndexedItem.objects.filter(pk=photo.pk).delete()
+    assert client.get(URL, {"q": WAMID})["Location"] == f"/items/{photo.pk}/"
+
+
+def test_a_short_id_another_companys_item_shares_still_opens_ones_own(photo):
+    # The other company's item starts with the same eight characters: for a bookkeeper who sees only
+    # photo's company, the eight characters name one item.
+    other = factories.make_company()
+    factories.make_item(company=other, id=uuid.UUID(str(photo.pk)[:8] + "-0000-4000-8000-000000000000"))
+    user = factories.make_user(roles.BOOKKEEPER)
+    CompanyAssignment.objects.create(user=user, company_id=photo.company_id)
+    client = Client()
+    client.force_login(user)
+    assert client.get(URL, {"q": str(photo.pk)[:8]})["Location"] == f"/items/{photo.pk}/"
 
 
 def test_an_outbound_messages_wamid_opens_nothing(bookkeeper_client, photo):

@@ -178,7 +178,12 @@ def test_only_a_question_waiting_in_the_app_can_be_held_and_only_in_ones_compani
     answered = factories.make_item(company=company, channel_context=note("klart"))
     (waiting,) = _queue_of(company, 1)
     assigned_elsewhere = factories.make_user(roles.BOOKKEEPER, username="cecilia")
-    assert _hold(_client(_bookkeeper("anna")), answered.pk).status_code == 409
+    refused = _hold(_client(_bookkeeper("anna")), answered.pk)
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "error": "Only a question waiting for an answer in the app can be put on hold.",
+        "code": "not_waiting",
+    }
     assert _hold(_client(assigned_elsewhere), waiting.pk).status_code == 404
     assert _client(assigned_elsewhere).delete(reverse("api_item_hold", args=[waiting.pk])).status_code == 404
     support = factories.make_user(roles.SUPPORT, username="sven")
@@ -195,6 +200,9 @@ def test_anyone_who_sees_it_can_release_a_hold_early(anna, bea, company):
     assert _queue_ids(_client(anna)) == [str(first.pk), str(second.pk)]
     history = _client(anna).get(reverse("item_detail", args=[first.pk])).content.decode()
     assert "Released from hold" in history
+    # Each step is a history entry of its own kind (its class, and the API's event_type "Hold-put"/"Hold-released").
+    assert '<li class="event event-hold-put">' in history
+    assert '<li class="event event-hold-released">' in history
     # And the item page's form, without JavaScript, puts it on hold again.
     response = _client(bea).post(
         reverse("item_hold", args=[first.pk]), {"until": _tomorrow(), "reason": "other", "note": "<b>x</b>"}
@@ -314,3 +322,34 @@ def test_a_question_taken_back_by_the_chat_or_an_item_gone_ends_the_hold_with_it
     assert ended == ["The hold ended: the question no longer waits for an answer in the app."]
     ended = [event.text for event in holds.hold_story(None, item.pk) if event.kind == "ended"]
     assert ended == ["The hold ended: the item is no longer in the list."]
+
+
+@pytest.mark.django_db
+def test_the_holds_note_stays_in_the_history_after_the_hold_ran_out(anna, company):
+    (item,) = _queue_of(company, 1)
+    client = _client(anna)
+    assert _hold(client, item.pk, reason="colleague", note="Lisa vet vilka som var med").status_code == 200
+    _run_out(item.pk)
+
+    # The hold's own status line (which also shows the note) is gone; only the history keeps it.
+    page = client.get(reverse("item_detail", args=[item.pk])).content.decode()
+    assert 'id="hold-status"' not in page
+    assert '<span class="event-detail">Lisa vet vilka som var med</span>' in page
+
+
+@pytest.mark.django_db
+def test_a_hold_lost_to_a_colleague_at_the_same_moment_says_so(anna, bea, company, monkeypatch):
+    (item,) = _queue_of(company, 1)
+    assert _hold(_client(bea), item.pk).status_code == 200
+    # The race, made deterministic: anna's check for an active hold ran just before bea's hold was
+    # committed, so the database's one-open-hold constraint is what refuses anna's.
+    monkeypatch.setattr(holds, "active_hold", lambda item, now=None: None)
+
+    response = _hold(_client(anna), item.pk)
+
+    assert response.status_code == 409
+    assert (response.json()["code"], response.json()["error"]) == (
+        "already_held",
+        "Someone else put this item on hold just now.",
+    )
+    assert list(Hold.objects.filter(item_id=item.pk).values_list("by__username", flat=True)) == ["bea"]

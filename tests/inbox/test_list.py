@@ -87,8 +87,17 @@ def test_a_question_waiting_in_whatsapp_shows_the_time_left_of_the_48_hour_windo
     asked = (timezone.now() - dt.timedelta(hours=10, minutes=1)).isoformat()
     factories.make_item(channel_context=pending("open", asked_at=asked))
     body = qa_client.get(URL, **EN).content.decode()
-    assert "WhatsApp owns it" in body
-    assert "1\xa0day, 13\xa0hours left" in body
+    assert '<span class="question-owner owner-whatsapp">WhatsApp owns it · 1\xa0day, 13\xa0hours left</span>' in body
+
+
+def test_each_rows_question_says_who_owns_it_or_that_the_chats_window_closed(qa_client):
+    factories.make_item(channel_context=pending("open", asked_at=(timezone.now() - dt.timedelta(days=3)).isoformat()))
+    factories.make_item(channel_context={**pending("answered"), "user_note": "klart"})
+    factories.make_item(channel_context=pending("moved_to_app", type_="photo"))
+    body = qa_client.get(URL, **EN).content.decode()
+    assert '<span class="question-owner owner-whatsapp">WhatsApp owns it · window closed</span>' in body
+    assert '<span class="question-owner owner-answered">Answered</span>' in body
+    assert '<span class="question-type">Unknown question type</span>' in body
 
 
 def test_a_question_moved_to_the_app_says_the_app_owns_it(bookkeeper_client):

@@ -317,3 +317,20 @@ def test_held_by_me_is_each_users_own_list_through_the_remembered_query(bookkeep
 def test_a_company_filter_is_left_to_the_form_and_its_menu(bookkeeper):
     company = factories.make_company()
     assert remembered_list_query(QueryDict(f"company={company.pk}"), user=bookkeeper) is None
+
+
+def test_a_rows_version_moves_when_a_colleague_starts_answering_it(bookkeeper_client, anna):
+    # The poll replaces only rows whose data-version moved (static/js/inbox.js): a version that never
+    # moved would leave "anna is answering" unseen until a full reload.
+    item = factories.make_item(channel_context=pending("moved_to_app"))
+
+    def version() -> str:
+        body = bookkeeper_client.get(reverse("inbox")).content.decode()
+        (found,) = re.findall(rf'id="row-{item.pk}" data-version="([^"]*)"', body)
+        return found
+
+    before = version()
+    reservations.reserve(item.pk, anna)
+    after = version()
+    assert after != before
+    assert after.endswith(f"-{anna.pk}")

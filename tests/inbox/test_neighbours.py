@@ -7,6 +7,7 @@ by primary key) and returns read-model rows.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
 import pytest
 from django.contrib.auth.models import User
@@ -129,3 +130,30 @@ def test_the_queue_order_walks_every_item_once_with_items_not_in_the_app_last(re
     assert _walk(moved_early, "sort=queue", 1, reader) == expected
     assert _walk(expected[-1], "sort=queue", 0, reader) == expected[::-1]
     assert neighbours(moved_late, listed(QueryDict("state=needs_answer&sort=queue"), reader)) == (moved_early, None)
+
+
+@pytest.mark.django_db
+def test_after_a_row_in_three_keys_a_tie_counts_only_on_all_the_keys_before(company):
+    from reviewapp.inbox.query import SORT_QUESTION_AGE
+    from reviewapp.inbox.sorting import SORTS, after_condition
+
+    received = dt.datetime(2026, 11, 1, 8, 0, tzinfo=dt.UTC)
+
+    def item(asked: str, item_id: str, created: dt.datetime = received) -> IndexedItem:
+        made = factories.make_item(
+            company=company, id=uuid.UUID(item_id), channel_context=pending("open", asked_at=asked), created_at=created
+        )
+        return indexed(made.id)
+
+    # In question-age order (asked, received, id): earlier, current, later.
+    earlier = item("2026-11-01T09:00:00Z", "ffffffff-0000-4000-8000-000000000000")
+    current = item("2026-11-01T10:00:00Z", "00000000-0000-4000-8000-000000000001")
+    later = item("2026-11-01T11:00:00Z", "00000000-0000-4000-8000-000000000002", received - dt.timedelta(days=1))
+    tied = item("2026-11-01T10:00:00Z", "00000000-0000-4000-8000-000000000003", received + dt.timedelta(hours=1))
+    assert earlier.open_question_asked_at < current.open_question_asked_at < later.open_question_asked_at
+
+    values = (current.open_question_asked_at, current.created_at, current.id)
+    after = IndexedItem.objects.filter(after_condition(SORTS[SORT_QUESTION_AGE], values))
+    # "earlier" has the same received time and a larger id, but was asked first: it is before, not after.
+    # "tied" was asked at the same moment and received later: after.
+    assert set(after.values_list("id", flat=True)) == {later.id, tied.id}

@@ -163,3 +163,11 @@ def test_two_people_working_one_queue_at_once_are_never_given_the_same_item():
         thread.join(timeout=60)
     assert not set(given["anna"]) & set(given["bea"])
     assert sorted(given["anna"] + given["bea"]) == sorted(str(item.id) for item in items)
+
+
+@pytest.mark.django_db
+def test_next_in_a_list_of_answered_items_offers_them_unless_only_waiting_ones_are_asked_for(anna, company):
+    answered = indexed(factories.make_item(company=company, channel_context=note("klart")).id)
+    _queue_of(company, 1)
+    assert reservations.next_in_queue(None, listed("state=answered", anna), anna) == answered
+    assert reservations.next_in_queue(None, listed("state=answered", anna), anna, waiting_only=True) is None

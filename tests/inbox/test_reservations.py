@@ -251,12 +251,14 @@ def test_an_item_whose_own_reservation_is_long_expired_is_taken_over_not_lost(an
 
 @pytest.mark.django_db
 def test_done_today_counts_ones_own_app_answers_since_stockholm_midnight(anna, bea):
-    now = dt.datetime(2026, 11, 2, 10, 0, tzinfo=dt.UTC)  # 11:00 in Stockholm (CET)
+    now = dt.datetime(2026, 11, 2, 10, 0, 30, tzinfo=dt.UTC)  # 11:00:30 in Stockholm (CET)
 
-    def answered(user, at: dt.datetime, *, channel: str = "app", amended: bool = False) -> None:  # type: ignore[no-untyped-def]
+    def answered(  # type: ignore[no-untyped-def]
+        user, at: dt.datetime, *, channel: str = "app", amended: bool = False, kind: str = ClarificationEvent.ANSWERED
+    ) -> None:
         ClarificationEvent.objects.create(
             item_id=uuid.uuid4(),
-            event_type=ClarificationEvent.ANSWERED,
+            event_type=kind,
             question_type="context",
             actor=user,
             actor_label=user.get_username(),
@@ -271,5 +273,7 @@ def test_done_today_counts_ones_own_app_answers_since_stockholm_midnight(anna, b
     answered(anna, dt.datetime(2026, 11, 2, 9, 5, tzinfo=dt.UTC), amended=True)  # a correction
     answered(anna, dt.datetime(2026, 11, 2, 9, 10, tzinfo=dt.UTC), channel="whatsapp")  # not in the app
     answered(bea, dt.datetime(2026, 11, 2, 9, 15, tzinfo=dt.UTC))
-    assert reservations.done_today(anna, now=now) == 2
+    answered(anna, dt.datetime(2026, 11, 1, 23, 0, 10, tzinfo=dt.UTC))  # 00:00:10 in Stockholm: today, its first minute
+    answered(anna, dt.datetime(2026, 11, 2, 9, 20, tzinfo=dt.UTC), kind=ClarificationEvent.FIXED)  # a fix, no answer
+    assert reservations.done_today(anna, now=now) == 3
     assert reservations.done_today(bea, now=now) == 1

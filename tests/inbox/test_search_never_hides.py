@@ -81,3 +81,17 @@ def test_clear_filters_in_the_queue_stays_in_the_queue(bookkeeper_client, answer
     clear = re.search(r'<a href="([^"]+)" class="button">Clear filters</a>', body)
     assert clear
     assert clear.group(1).replace("&amp;", "&") == "/?state=needs_answer&sort=queue"
+
+
+def test_as_many_matches_elsewhere_as_the_cap_are_counted_more_say_more_than(bookkeeper_client, company, monkeypatch):
+    from reviewapp.inbox import query
+
+    monkeypatch.setattr(query, "ELSEWHERE_CAP", 2)  # the cap (100) made small: the rule is the same
+    for _ in range(2):
+        factories.make_item(company=company, channel_context=note("Tegel"))
+    response = bookkeeper_client.get(URL, {**QUEUE, "q": "tegel"})
+    assert _elsewhere(response).startswith("No question waits here; 2 items in other states match:")
+
+    factories.make_item(company=company, channel_context=note("Tegel"))
+    response = bookkeeper_client.get(URL, {**QUEUE, "q": "tegel"})
+    assert _elsewhere(response).startswith("No question waits here; more than 2 items in other states match:")

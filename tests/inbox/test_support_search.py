@@ -134,6 +134,51 @@ def test_malformed_search_fields_are_skipped():
 
     assert row_matches(uuid.uuid4(), [["note"], ["note", 3], "x", ["note", "ja"]], "ja")[0].html == "<mark>ja</mark>"
     assert row_matches(uuid.uuid4(), {"note": "ja"}, "ja") == []
+    assert row_matches(uuid.uuid4(), None, "ja") == []  # a row indexed without its fields
+
+
+def test_a_colleagues_note_that_holds_the_word_is_named_and_marked(support_client, support):
+    from reviewapp.items import notes
+
+    item = factories.make_item(channel_context={"channel": "whatsapp", "user_note": "kvitto lunch"})
+    notes.add_note(item.pk, item.company_id, support, "Ring Lisa om kvittot")
+
+    (why,) = _why(support_client.get(URL, {"q": "Lisa kvitto"}))
+
+    assert '<span class="match-field">Team note:</span> Ring <mark>Lisa</mark> om <mark>kvittot</mark>' in why
+
+
+def test_an_id_typed_with_its_dashes_is_marked_up_to_where_the_typing_stopped():
+    from reviewapp.inbox.matches import row_matches
+
+    item_id = uuid.UUID("0f8fad5b-d9cb-469f-a165-70867728950e")
+    (match,) = row_matches(item_id, [], "0F8FAD5B-D9CB-46")
+    assert (match.label, match.html) == ("Item id", "<mark>0f8fad5b-d9cb-46</mark>9f-a165-70867728950e")
+
+
+def test_two_search_words_in_one_word_mark_it_once():
+    from reviewapp.inbox.matches import row_matches
+
+    # "ann" and "anna" both lie in "Annakarin": one mark over the whole word, not two, not an empty one.
+    (match,) = row_matches(uuid.uuid4(), [["participant", "Annakarin Berg"]], "ann anna")
+    assert match.html == "<mark>Annakarin</mark> Berg"
+
+
+def test_a_row_names_at_most_four_fields_in_the_read_models_order():
+    from reviewapp.inbox.matches import row_matches
+
+    fields = [[key, f"möte {key}"] for key in ("supplier", "note", "raw_answer", "purpose", "participant")]
+    matched = row_matches(uuid.uuid4(), fields, "möte")
+    assert [match.field for match in matched] == ["supplier", "note", "raw_answer", "purpose"]
+
+
+def test_a_long_word_holding_the_match_is_not_cut_away_at_the_windows_end():
+    from reviewapp.inbox.matches import row_matches
+
+    # The first mark runs past where the window ends: the window ends inside it rather than before it.
+    long_word = "nyckel" + "o" * 200
+    (match,) = row_matches(uuid.uuid4(), [["note", f"xxxxxxxxxx {long_word}"]], "nyckel")
+    assert match.html == f"xxxxxxxxxx <mark>{long_word[:109]}</mark>…"
 
 
 # --- A refused filter is shown -------------------------------------------------------
