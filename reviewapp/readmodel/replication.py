@@ -390,9 +390,10 @@ class Wakeups:
 
     def _connect(self) -> psycopg.Connection[Any]:
         params = connections["default"].get_connection_params()
-        # Only libpq's keywords: Django adds its own (cursor_factory, context, ...).
-        libpq = {key: value for key, value in params.items() if key in _LIBPQ_KEYS and value not in (None, "")}
-        conn = psycopg.connect(**libpq, autocommit=True, connect_timeout=CONNECT_TIMEOUT)
+        # Only libpq's own keywords (it lists them): Django adds its own (cursor_factory, context, ...).
+        keywords = {option.keyword.decode() for option in psycopg.pq.Conninfo.get_defaults()}
+        libpq = {key: value for key, value in params.items() if key in keywords and value not in (None, "")}
+        conn = psycopg.connect(**{**libpq, "connect_timeout": CONNECT_TIMEOUT}, autocommit=True)
         conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
         return conn
 
@@ -428,27 +429,6 @@ class Wakeups:
                 self.conn.close()
             finally:
                 self.conn = None
-
-
-_LIBPQ_KEYS: Final = frozenset(
-    [
-        "dbname",
-        "user",
-        "password",
-        "host",
-        "port",
-        "sslmode",
-        "sslrootcert",
-        "sslcert",
-        "sslkey",
-        "options",
-        "application_name",
-        "client_encoding",
-        "service",
-        "passfile",
-        "target_session_attrs",
-    ]
-)
 
 
 def reconcile() -> sync.PassReport:
