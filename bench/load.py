@@ -88,6 +88,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -907,39 +908,105 @@ def _children(parent: int) -> list[int]:
     return found
 
 
-def _server_pids(gunicorn: subprocess.Popen[bytes], databases: tuple[str, ...]) -> tuple[list[int], list[int]]:
-    """gunicorn's master and workers; the PostgreSQL backends connected to the benchmark's databases."""
-    from django.db import connections
+def _backends(databases: tuple[str, ...]) -> list[int]:
+    """The PostgreSQL backends connected to ``databases``, by their process titles ("postgres: ... DB host ...")."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                title = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if title.startswith("postgres: ") and any(f" {name} " in title for name in databases):
+                    found.append(int(entry.name))
+    return found
 
-    with connections["default"].cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = ANY(%s) AND pid <> pg_backend_pid()", [list(databases)]
-        )
-        backends = [row[0] for row in cursor.fetchall()]
-    connections.close_all()
-    return [gunicorn.pid, *_children(gunicorn.pid)], backends
+
+class CpuMeter:
+    """The CPU seconds a group of processes spends over a window, whichever of them start or end in it.
+
+    Sampled from /proc every quarter second in a thread: a process that ends
+    in the window (a database connection closed at its CONN_MAX_AGE, then
+    opened again) counts up to its last sample, and one that starts counts
+    from zero. Reading only the processes alive at the two ends lost the
+    first kind: before 2026-12-05 evening, PostgreSQL's share of the idle-queue
+    figures could come out too low, or below zero.
+    """
+
+    def __init__(self, find: Any, every: float = 0.25) -> None:
+        self.find = find
+        self.every = every
+        self.first: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self, *, at_start: bool = False) -> None:
+        for pid in self.find():
+            seconds = _cpu_seconds([pid]) if Path(f"/proc/{pid}").exists() else None
+            if seconds is None:
+                continue
+            self.first.setdefault(pid, seconds if at_start else 0.0)
+            self.last[pid] = seconds
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            self._sample()
+
+    def start(self) -> None:
+        self._sample(at_start=True)
+        self._thread.start()
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+        return sum(self.last[pid] - self.first[pid] for pid in self.last)
 
 
 class IdleQueues:
-    """N open queues, each polling as templates/inbox/list.html and static/js/inbox.js do."""
+    """N open queues, each polling as templates/inbox/list.html and static/js/inbox.js do.
+
+    ``open`` loads each queue's page once, as its bookkeeper did when opening it, and keeps
+    the tag it carries; ``run`` only polls. Opening is not idling: a run that loaded the 50
+    pages inside its measured minute (before 2026-12-05 evening) counted 50 whole list pages
+    in the figure of the polls.
+    """
 
     def __init__(self, target: Target, identities: list[Identity], interval: float) -> None:
         self.target = target
         self.identities = identities
         self.interval = interval
         self.stats = Stats()
+        self.tags: dict[str, str] = {}
 
-    async def queue(self, who: Identity, deadline: float, phase: float) -> None:
+    @staticmethod
+    def _headers(who: Identity) -> dict[str, str]:
+        return {"Cookie": who.cookie, "Accept-Language": "sv", "HX-Request": "true", "HX-Trigger": "inbox-live"}
+
+    async def open(self) -> None:
+        """Each queue's page once: the tag the open page holds (what the list answers without one)."""
+        for who in self.identities:
+            connection = Connection(self.target)
+            try:
+                status, tag = await connection.request("GET", QUEUE_PATH, self._headers(who), want_header="etag")
+            finally:
+                connection.close()
+            if status != 200 or not tag:
+                raise RuntimeError(f"the queue answered {status} without an ETag")
+            self.tags[who.username] = tag
+
+    async def queue(self, who: Identity, deadline: float, phase: float, interval: float, reconnect: bool) -> None:
         connection = Connection(self.target)
-        headers = {"Cookie": who.cookie, "Accept-Language": "sv", "HX-Request": "true", "HX-Trigger": "inbox-live"}
+        headers = self._headers(who)
         try:
-            tag = await self._tag(connection, headers)
             await asyncio.sleep(phase)
             while time.monotonic() < deadline:
                 started = time.perf_counter()
+                tag = self.tags[who.username]
                 try:
+                    # The answer's tag: a 304 repeats the one held, a 200 brings the new one.
                     status, fresh = await asyncio.wait_for(
-                        connection.request("GET", QUEUE_PATH, {**headers, "If-None-Match": tag}), REQUEST_TIMEOUT
+                        connection.request("GET", QUEUE_PATH, {**headers, "If-None-Match": tag}, want_header="etag"),
+                        REQUEST_TIMEOUT,
                     )
                 except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError, IndexError) as exc:
                     connection.close()
@@ -950,23 +1017,24 @@ class IdleQueues:
                 self.stats.statuses["poll"][status] += 1
                 if status not in (200, 304):
                     self.stats.errors.append(f"poll: {status}")
-                tag = fresh or tag
-                await asyncio.sleep(max(0.0, self.interval - (time.perf_counter() - started)))
+                self.tags[who.username] = fresh or tag
+                if reconnect:
+                    connection.close()
+                await asyncio.sleep(max(0.0, interval - (time.perf_counter() - started)))
         finally:
             connection.close()
 
-    async def _tag(self, connection: Connection, headers: dict[str, str]) -> str:
-        """The tag the open page holds: what the list answers without one."""
-        status, tag = await connection.request("GET", QUEUE_PATH, headers, want_header="etag")
-        if status != 200 or not tag:
-            raise RuntimeError(f"the queue answered {status} without an ETag")
-        return tag
+    async def run(self, duration: float, interval: float | None = None, *, reconnect: bool = False) -> None:
+        """Every queue polls for ``duration`` seconds, every ``interval`` (default: the queues' own).
 
-    async def run(self, duration: float) -> None:
+        ``reconnect``: each poll on a new connection, as every poll is when the interval is longer than
+        gunicorn's keep-alive (10 s against 5 s), so that a fast warm-up reaches every worker.
+        """
+        every = self.interval if interval is None else interval
         deadline = time.monotonic() + duration
         n = len(self.identities)
         await asyncio.gather(
-            *(self.queue(who, deadline, self.interval * i / n) for i, who in enumerate(self.identities))
+            *(self.queue(who, deadline, every * i / n, every, reconnect) for i, who in enumerate(self.identities))
         )
 
 
@@ -974,28 +1042,36 @@ def _idle_run(
     target: Target, gunicorn: subprocess.Popen[bytes], identities: list[Identity], args: argparse.Namespace
 ) -> dict[str, Any]:
     databases = (f"{args.name}_review", f"{args.name}_bookkeeping")
-    # Warm every worker and connection first, so neither phase pays for starting up.
-    warm = IdleQueues(target, identities, 1.0)
-    asyncio.run(warm.run(3))
-    app, db = _server_pids(gunicorn, databases)
-    quiet_app, quiet_db = _cpu_seconds(app), _cpu_seconds(db)
-    quiet_started = time.monotonic()
-    time.sleep(args.duration)
-    quiet_seconds = time.monotonic() - quiet_started
-    quiet = ((_cpu_seconds(app) - quiet_app) / quiet_seconds, (_cpu_seconds(db) - quiet_db) / quiet_seconds)
     load = IdleQueues(target, identities, args.poll_interval)
-    app, db = _server_pids(gunicorn, databases)
-    busy_app, busy_db = _cpu_seconds(app), _cpu_seconds(db)
-    busy_started = time.monotonic()
-    asyncio.run(load.run(args.duration))
-    busy_seconds = time.monotonic() - busy_started
-    # A backend that began during the run (none should: connections persist) counts from zero.
-    _app, db_now = _server_pids(gunicorn, databases)
-    new_db = [pid for pid in db_now if pid not in db]
-    busy = (
-        (_cpu_seconds(app) - busy_app) / busy_seconds,
-        (_cpu_seconds(db) + _cpu_seconds(new_db) - busy_db) / busy_seconds,
-    )
+    # The bookkeepers open their queues (not measured), then every worker and
+    # connection is warmed, so neither phase pays for starting up: 20 polls a
+    # queue, each on a new connection as at the real pace, so that every worker
+    # has answered each queue once (a worker answers in one statement only a
+    # list it answered for that session: reviewapp/web/unchanged_poll.py), as
+    # after a queue's first minutes open.
+    asyncio.run(load.open())
+    asyncio.run(load.run(20, interval=1.0, reconnect=True))
+    load.stats = Stats()
+
+    def app() -> list[int]:
+        return [gunicorn.pid, *_children(gunicorn.pid)]
+
+    def db() -> list[int]:
+        return _backends(databases)
+
+    def measured(phase: Any) -> tuple[float, tuple[float, float]]:
+        """Wall seconds of ``phase()`` and the server's CPU share over them (gunicorn, PostgreSQL)."""
+        meters = CpuMeter(app), CpuMeter(db)
+        for meter in meters:
+            meter.start()
+        started = time.monotonic()
+        phase()
+        seconds = time.monotonic() - started
+        app_cpu, db_cpu = (meter.stop() for meter in meters)
+        return seconds, (app_cpu / seconds, db_cpu / seconds)
+
+    _quiet_seconds, quiet = measured(lambda: time.sleep(args.duration))
+    busy_seconds, busy = measured(lambda: asyncio.run(load.run(args.duration)))
     values = load.stats.latencies["poll"]
     p50, p95, p99 = _percentiles(values)
     statuses = dict(load.stats.statuses["poll"])
