@@ -99,6 +99,8 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "reviewapp.web.middleware.VaryOnHtmxMiddleware",
+    # An open list's unchanged poll: 304 in one statement in place of the view (reviewapp/web/unchanged_poll.py).
+    "reviewapp.web.middleware.UnchangedPollMiddleware",
     # Last: a view meeting a database that does not answer gets a 503 (reviewapp/web/outages.py).
     "reviewapp.web.middleware.DatabaseOutageMiddleware",
 ]
@@ -202,6 +204,11 @@ BOOKKEEPING_STATEMENT_TIMEOUT = envint("BOOKKEEPING_STATEMENT_TIMEOUT", 15)
 DATABASE_CONNECT_TIMEOUT = envint("DATABASE_CONNECT_TIMEOUT", 5)
 if DATABASE_CONNECT_TIMEOUT > 0:
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = DATABASE_CONNECT_TIMEOUT
+# psycopg prepares a statement only when asked to (Django's default, None,
+# would refuse even then): the open list's poll asks for its one statement
+# (reviewapp/web/unchanged_poll.py). Django's own cursors bind values on the
+# client and are never prepared, whatever this says.
+DATABASES["default"].setdefault("OPTIONS", {}).setdefault("prepare_threshold", 2**31 - 1)
 _bookkeeping_options = DATABASES["bookkeeping"].setdefault("OPTIONS", {})
 if BOOKKEEPING_CONNECT_TIMEOUT > 0:
     _bookkeeping_options["connect_timeout"] = BOOKKEEPING_CONNECT_TIMEOUT

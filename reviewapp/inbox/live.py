@@ -40,6 +40,7 @@ from django.db import connection
 from reviewapp.inbox.query import ListQuery, filtered_items
 from reviewapp.inbox.sorting import ordered
 from reviewapp.models import IndexedItem, Reservation, SyncState
+from reviewapp.readmodel import read_model_age, stale_after
 
 # The element that polls (templates/inbox/list.html): htmx names it in HX-Trigger.
 POLL_ELEMENT: Final = "inbox-live"
@@ -81,6 +82,19 @@ _cached_page_ids_sql = functools.lru_cache(maxsize=256)(_page_ids_sql)
 
 def fingerprint(query: ListQuery) -> Fingerprint:
     """A digest of the rows ``query``'s page would show and of its scope's counts, and the sync's time: one query."""
+    columns, params = fingerprint_columns(query)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns}", params)
+        return read_fingerprint(cursor.fetchone())
+
+
+def fingerprint_columns(query: ListQuery) -> tuple[str, list[Any]]:
+    """``fingerprint``'s three columns as a select list and its parameters, for a statement that asks more.
+
+    ``reviewapp.web.unchanged_poll`` reads them in the same statement as the
+    session and the user; ``read_fingerprint`` turns the three values back
+    into a ``Fingerprint``.
+    """
     page_sql, page_params = _page_ids_sql(query) if query.text else _cached_page_ids_sql(query)
     scope = ["TRUE"]
     scope_params: list[Any] = []
@@ -96,8 +110,7 @@ def fingerprint(query: ListQuery) -> Fingerprint:
     # Both digests and the sync's time (the page's "stale" banner, in its tag)
     # in one round trip. The reservation's clock is the database's, as
     # everywhere else (reviewapp.inbox.reservations).
-    sql = f"""
-        SELECT
+    columns = f"""
           (SELECT md5(coalesce(string_agg(concat_ws(':', t.company_id, t.states, t.question_type, t.n), ','
                                           ORDER BY t.company_id, t.states, t.question_type), ''))
              FROM inbox_state_tally t WHERE {" AND ".join(scope)}),
@@ -107,9 +120,12 @@ def fingerprint(query: ListQuery) -> Fingerprint:
              WHERE i.id IN ({page_sql})),
           (SELECT s.last_poll_at FROM {_SYNC_STATE} s WHERE s.id = 1)
     """  # noqa: S608 - our table names; the page's SQL is compiled by Django, values are parameters
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*scope_params, *page_params])
-        tally, rows, indexed_at = cursor.fetchone()
+    return columns, [*scope_params, *page_params]
+
+
+def read_fingerprint(values: tuple[Any, ...]) -> Fingerprint:
+    """The ``Fingerprint`` of ``fingerprint_columns``' three values."""
+    tally, rows, indexed_at = values
     return Fingerprint(f"{tally}.{rows}", indexed_at)
 
 
@@ -120,6 +136,21 @@ def _query_key(query: ListQuery) -> str:
     if query.company_ids is not None:
         values["company_ids"] = sorted(str(pk) for pk in query.company_ids)
     return repr(sorted(values.items()))
+
+
+def list_tag(
+    *, kind: str, user_id: int | None, language: str, query: ListQuery, now: Fingerprint, session_key: str
+) -> str:
+    """The list page's tag (``kind`` "page") or its htmx part's ("htmx"), as of ``now``.
+
+    Besides the rows: whether the read model is stale (the page's banner),
+    and the session, whose CSRF token the page's forms carry: a copy from
+    before the last sign-in must not be shown again.
+    """
+    age = read_model_age(now.indexed_at)
+    stale = "stale" if age is None or age > stale_after() else ""
+    extra = f"{stale}|{session_key}"
+    return etag(kind=kind, user_id=user_id, language=language, query=query, rows=now.rows, extra=extra)
 
 
 def etag(*, kind: str, user_id: int | None, language: str, query: ListQuery, rows: str, extra: str = "") -> str:

@@ -40,7 +40,9 @@ _PERMISSIONS_OF: Final = (
     f"JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id"
 )
 _USER_FIELDS: Final = [field.attname for field in User._meta.concrete_fields]
-_USER_WITH_ROLES: Final = f"""
+# The user's row, one parameter (the id); also the row source of a statement
+# that asks more in the same round trip (``reviewapp.web.unchanged_poll``).
+USER_WITH_ROLES: Final = f"""
     SELECT {", ".join(f'u."{name}"' for name in _USER_FIELDS)},
       ARRAY(SELECT g.name FROM {_USER_GROUPS} ug JOIN {Group._meta.db_table} g ON g.id = ug.group_id
             WHERE ug.user_id = u.id) AS group_names,
@@ -61,13 +63,17 @@ class UserWithRolesBackend(ModelBackend):
             return None
         alias = router.db_for_read(User)
         with connections[alias].cursor() as cursor:
-            cursor.execute(_USER_WITH_ROLES, [pk])
+            cursor.execute(USER_WITH_ROLES, [pk])
             row = cursor.fetchone()
         if row is None:
             return None
+        return self.user_from_row(alias, row)
+
+    def user_from_row(self, alias: str, row: tuple[Any, ...]) -> User | None:
+        """The user of a ``USER_WITH_ROLES`` row with what it read remembered; None when they may not sign in."""
         count = len(_USER_FIELDS)
         user = User.from_db(alias, _USER_FIELDS, row[:count])
-        user.group_names, own_permissions, group_permissions, assigned = row[count:]  # type: ignore[attr-defined]
+        user.group_names, own_permissions, group_permissions, assigned = row[count : count + 4]  # type: ignore[attr-defined]
         # The companies this user may see (reviewapp.core.access), asked of
         # every list, item and search: here rather than in a query of their own.
         access.remember_company_ids(user, frozenset(assigned))
@@ -79,3 +85,7 @@ class UserWithRolesBackend(ModelBackend):
             user._user_perm_cache = set(own_permissions)  # type: ignore[attr-defined]
             user._group_perm_cache = set(group_permissions)  # type: ignore[attr-defined]
         return user
+
+
+# How many columns a USER_WITH_ROLES row has.
+USER_WITH_ROLES_COLUMNS: Final = len(_USER_FIELDS) + 4

@@ -8,7 +8,7 @@ from django.utils import translation
 from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 
-from reviewapp.web import body_limits, outages, refusals, request_id
+from reviewapp.web import body_limits, outages, refusals, request_id, unchanged_poll
 
 
 class RequestIdMiddleware:
@@ -31,6 +31,23 @@ class RequestIdMiddleware:
             request_id.unbind(token)
         response[request_id.HEADER] = rid
         return response
+
+
+class UnchangedPollMiddleware:
+    """An open list's poll whose tag still holds: ``304`` in one statement (``reviewapp.web.unchanged_poll``).
+
+    Last but the outage handler, so every other middleware has done its part
+    (the host, the language, the headers of every answer) and its ``304``
+    leaves with the headers the view's would; it stands in for the URL
+    resolver, the sign-in check and the view. Any other request, and a poll
+    that needs more than a ``304``, goes on to them untouched.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return unchanged_poll.not_modified(request) or self.get_response(request)
 
 
 class VaryOnHtmxMiddleware:

@@ -202,7 +202,7 @@ def test_the_apis_tag_is_per_user(bookkeeper):
     assert response.json()["results"] == []
 
 
-# --- The 304's own cost and its guarantees (bench/README.md, "Idle open queues") ---
+# --- The 304's guarantees (its cost: tests/inbox/test_unchanged_poll.py; bench/README.md, "Idle open queues") ---
 
 
 def _otto(company):  # type: ignore[no-untyped-def]
@@ -210,18 +210,6 @@ def _otto(company):  # type: ignore[no-untyped-def]
     otto = factories.make_user(roles.BOOKKEEPER, username="otto")
     CompanyAssignment.objects.create(user=otto, company_id=company.pk)
     return otto
-
-
-def test_an_idle_poll_costs_three_queries(django_assert_num_queries):
-    company = factories.make_company()
-    moved_item("context", company=company)
-    client = _client(_otto(company))
-    tag = _embedded_tag(client.get(QUEUE).content.decode())
-    # The session; the user with roles and assigned companies; the rows, counts
-    # and sync time. No company menu, no separate assignment or sync-state read:
-    # a change that brings one back onto the poll's path fails here.
-    with django_assert_num_queries(3):
-        assert _poll(client, tag).status_code == 304
 
 
 def test_a_signed_out_poll_goes_to_the_login_page_and_never_gets_a_304(bookkeeper, bookkeeper_client):

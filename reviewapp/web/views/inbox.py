@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from django.contrib.messages import get_messages
 from django.http import HttpResponse, QueryDict
 from django.urls import reverse
-from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.cache import get_conditional_response
 from django.utils.formats import number_format
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
@@ -24,6 +24,7 @@ from reviewapp.inbox import live, reservations
 from reviewapp.inbox.counts import FACET_RULE, Counts
 from reviewapp.inbox.page import Columns, ListPage, Row, display_rows, list_page
 from reviewapp.inbox.query import MAX_PAGE, MAX_PAGE_SIZE, SORT_RECEIVED, exact_item, matches_elsewhere
+from reviewapp.web import unchanged_poll
 from reviewapp.web.api_auth import api_view, json_error, json_response
 from reviewapp.web.forms.inbox import InboxFilterForm, parse_list_query, remembered_list_query
 from reviewapp.web.htmx import HtmxHttpRequest, redirect_htmx, render_htmx
@@ -83,22 +84,13 @@ def _facets(page: ListPage) -> list[Facet]:
     ]
 
 
-def _revalidated(response: HttpResponse, tag: str) -> HttpResponse:
-    """``response`` with its ``ETag``, to be asked again every time (``no-cache``) and by nobody else (``private``)."""
-    response["ETag"] = tag
-    patch_cache_control(response, private=True, no_cache=True)
-    # The session's cookie or the bearer token says whose list it is (the tag names the user too).
-    patch_vary_headers(response, ("Cookie", "Authorization"))
-    return response
-
-
 def _not_modified(request: HtmxHttpRequest, tag: str) -> HttpResponse | None:
     """A 304 when the client's copy carries ``tag``; None when the list must be sent."""
     # A message waiting to be shown (an answer saved, "no free item") is not in the copy.
     if len(get_messages(request)):
         return None
     response = get_conditional_response(request, etag=tag)
-    return None if response is None else _revalidated(response, tag)
+    return None if response is None else unchanged_poll.revalidated(response, tag)
 
 
 @require_safe
@@ -145,17 +137,16 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     # If-None-Match, and an unchanged list costs this one query (beside the
     # session's and the user's) and a 304.
     now = live.fingerprint(query)
-    age = readmodel.read_model_age(now.indexed_at)
-    stale = "stale" if age is None or age > readmodel.stale_after() else ""
-    # The page's forms carry a CSRF token of this session: a copy from before
-    # the last login must not be shown again.
-    extra = f"{stale}|{request.session.session_key}"
+    session_key = request.session.session_key or ""
     tags = {
-        kind: live.etag(
-            kind=kind, user_id=request.user.pk, language=get_language(), query=query, rows=now.rows, extra=extra
+        kind: live.list_tag(
+            kind=kind, user_id=request.user.pk, language=get_language(), query=query, now=now, session_key=session_key
         )
         for kind in ("page", "htmx")
     }
+    # This process answers this session's next polls of the list in one
+    # statement while their tag holds (reviewapp.web.unchanged_poll).
+    unchanged_poll.remember(request, query=query)
     as_part = bool(request.htmx) and not request.htmx.history_restore_request
     tag = tags["htmx" if as_part else "page"]
     not_modified = _not_modified(request, tag)
@@ -240,7 +231,7 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     context["live"] = {**live_updates, "url": canonical}
     # A poll never touches the address bar (nor Back's history).
     response = render_htmx(request, "inbox/list.html", context, partial="refreshed", url=None if polled else canonical)
-    return _revalidated(response, tag)
+    return unchanged_poll.revalidated(response, tag)
 
 
 def _row_json(row: Row) -> dict[str, Any]:
@@ -304,4 +295,4 @@ def api_item_list(request: HtmxHttpRequest) -> HttpResponse:
             "previous": base + _query_string(request.GET, page=page.number - 1) if page.has_previous else None,
         }
     )
-    return _revalidated(response, tag)
+    return unchanged_poll.revalidated(response, tag)
