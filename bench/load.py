@@ -1178,6 +1178,11 @@ def main() -> None:
     failed = True
     try:
         env = _server_env(review_url, bookkeeping_url, str(media_root), via_proxy=args.via_proxy)
+        if args.idle_queues:
+            # No sync runs beside this server, so the read model would turn stale a minute after the
+            # set-up's pass, and the stale banner (in every list's tag) would change every queue's
+            # copy halfway through. In production the sync keeps it fresh.
+            env["SYNC_STALE_AFTER"] = str(24 * 3600)
         _setup_django(env)
         from django.core.management import call_command
         from django.db import connections
