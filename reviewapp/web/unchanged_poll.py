@@ -71,7 +71,8 @@ from reviewapp.web.auth_backend import USER_WITH_ROLES, USER_WITH_ROLES_COLUMNS,
 
 # How many (session, list) pairs a process remembers; an entry is a few hundred bytes.
 REMEMBERED_LISTS: Final = 4096
-_BACKEND: Final = "reviewapp.web.auth_backend.UserWithRolesBackend"
+# The backend path login() records in the session (settings.AUTHENTICATION_BACKENDS).
+_BACKEND: Final = f"{UserWithRolesBackend.__module__}.{UserWithRolesBackend.__qualname__}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -210,6 +211,7 @@ class _PreparedCursor(psycopg.Cursor[Any]):
 
 
 def _still_holds(tag: str, session_key: str, answered: Answered, row: tuple[Any, ...]) -> bool:
+    """Whether ``row`` (``_read``) signs the list's user in as the stack would, and the list still has ``tag``."""
     fingerprint_at = 1 + USER_WITH_ROLES_COLUMNS
     session_data, user_row, fingerprint = row[0], row[1:fingerprint_at], row[fingerprint_at:]
     session = import_module(settings.SESSION_ENGINE).SessionStore().decode(session_data)
