@@ -2,7 +2,10 @@
 
 An open queue polls its own URL every few seconds (templates/inbox/list.html,
 static/js/inbox.js) with ``If-None-Match``; while nothing it shows changed the
-answer is a ``304 Not Modified`` after one query here, and nothing is rendered.
+answer is a ``304 Not Modified`` after one query here (or, for a list this
+process answered for that session, its columns read in the same statement
+as the session and the user: ``reviewapp.web.unchanged_poll``), and nothing
+is rendered.
 
 The fingerprint covers everything the page prints that a colleague, a late
 chat reply or the sync can change:

@@ -134,8 +134,9 @@ def inbox_list(request: HtmxHttpRequest) -> HttpResponse:
     if found is not None:
         return redirect_htmx(request, reverse("item_detail", args=[found]))
     # Conditional requests (issue 38 part 3): the open list polls itself with
-    # If-None-Match, and an unchanged list costs this one query (beside the
-    # session's and the user's) and a 304.
+    # If-None-Match, and here an unchanged list costs this one query (beside
+    # the session's and the user's) and a 304; the next polls of it reach
+    # UnchangedPollMiddleware, which answers them in one statement.
     now = live.fingerprint(query)
     session_key = request.session.session_key or ""
     tags = {
