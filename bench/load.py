@@ -887,15 +887,18 @@ def _report(stats: Stats, elapsed: float, args: argparse.Namespace, problems: li
 QUEUE_PATH = "/?state=needs_answer&sort=queue"
 
 
+def _cpu_of(pid: int) -> float | None:
+    """User and system CPU seconds of ``pid`` from /proc; None when it has ended."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def _cpu_seconds(pids: list[int]) -> float:
     """User and system CPU time of ``pids`` (the ones still alive), from /proc."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+    return sum(seconds for pid in pids if (seconds := _cpu_of(pid)) is not None)
 
 
 def _children(parent: int) -> list[int]:
@@ -941,8 +944,8 @@ class CpuMeter:
 
     def _sample(self, *, at_start: bool = False) -> None:
         for pid in self.find():
-            seconds = _cpu_seconds([pid]) if Path(f"/proc/{pid}").exists() else None
-            if seconds is None:
+            # Ended since it was listed: its last sample stands (a read of 0 would undo it).
+            if (seconds := _cpu_of(pid)) is None:
                 continue
             self.first.setdefault(pid, seconds if at_start else 0.0)
             self.last[pid] = seconds

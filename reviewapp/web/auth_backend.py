@@ -40,6 +40,8 @@ _PERMISSIONS_OF: Final = (
     f"JOIN {ContentType._meta.db_table} ct ON ct.id = p.content_type_id"
 )
 _USER_FIELDS: Final = [field.attname for field in User._meta.concrete_fields]
+# How many columns a USER_WITH_ROLES row has: the user's fields, then four arrays.
+USER_WITH_ROLES_COLUMNS: Final = len(_USER_FIELDS) + 4
 # The user's row, one parameter (the id); also the row source of a statement
 # that asks more in the same round trip (``reviewapp.web.unchanged_poll``).
 USER_WITH_ROLES: Final = f"""
@@ -73,7 +75,7 @@ class UserWithRolesBackend(ModelBackend):
         """The user of a ``USER_WITH_ROLES`` row with what it read remembered; None when they may not sign in."""
         count = len(_USER_FIELDS)
         user = User.from_db(alias, _USER_FIELDS, row[:count])
-        user.group_names, own_permissions, group_permissions, assigned = row[count : count + 4]  # type: ignore[attr-defined]
+        user.group_names, own_permissions, group_permissions, assigned = row[count:USER_WITH_ROLES_COLUMNS]  # type: ignore[attr-defined]
         # The companies this user may see (reviewapp.core.access), asked of
         # every list, item and search: here rather than in a query of their own.
         access.remember_company_ids(user, frozenset(assigned))
@@ -85,7 +87,3 @@ class UserWithRolesBackend(ModelBackend):
             user._user_perm_cache = set(own_permissions)  # type: ignore[attr-defined]
             user._group_perm_cache = set(group_permissions)  # type: ignore[attr-defined]
         return user
-
-
-# How many columns a USER_WITH_ROLES row has.
-USER_WITH_ROLES_COLUMNS: Final = len(_USER_FIELDS) + 4

@@ -45,7 +45,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import OrderedDict
-from importlib import import_module
 from typing import Any, Final
 
 import psycopg
@@ -136,7 +135,11 @@ def not_modified(request: HttpRequest) -> HttpResponse | None:
     if answered is None:
         return None
     row = _read(session_key, answered)
-    if row is None or not _still_holds(tag, session_key, answered, row):
+    if row is None:
+        return None
+    # SessionMiddleware's store for this request, which has not read the database: only its decoding is used.
+    session = request.session.decode(row[0])
+    if not _still_holds(tag, session_key, answered, session, row[1:]):
         return None
     return revalidated(HttpResponseNotModified(), tag)
 
@@ -153,14 +156,15 @@ def revalidated(response: HttpResponse, tag: str) -> HttpResponse:
 def _polled_tag(request: HttpRequest) -> str | None:
     """The one tag an htmx poll of the list page holds, or None for any other request."""
     headers = request.headers
+    # Every request passes here: the cheap tests first, the URL last.
     if (
         request.method != "GET"
-        or request.path_info != reverse("inbox")
-        or headers.get("HX-Request") != "true"
         or headers.get("HX-Trigger") != live.POLL_ELEMENT
+        or headers.get("HX-Request") != "true"
         or headers.get("HX-History-Restore-Request") == "true"
         # A message waits in its cookie: the stack shows it.
         or CookieStorage.cookie_name in request.COOKIES
+        or request.path_info != reverse("inbox")
     ):
         return None
     tags = parse_etags(headers.get("If-None-Match", ""))
@@ -210,11 +214,11 @@ class _PreparedCursor(psycopg.Cursor[Any]):
         return super().execute(query, params, prepare=True, binary=binary)
 
 
-def _still_holds(tag: str, session_key: str, answered: Answered, row: tuple[Any, ...]) -> bool:
-    """Whether ``row`` (``_read``) signs the list's user in as the stack would, and the list still has ``tag``."""
-    fingerprint_at = 1 + USER_WITH_ROLES_COLUMNS
-    session_data, user_row, fingerprint = row[0], row[1:fingerprint_at], row[fingerprint_at:]
-    session = import_module(settings.SESSION_ENGINE).SessionStore().decode(session_data)
+def _still_holds(
+    tag: str, session_key: str, answered: Answered, session: dict[str, Any], rest: tuple[Any, ...]
+) -> bool:
+    """Whether the session and the rest of ``_read``'s row sign the user in as the stack would, and ``tag`` holds."""
+    user_row, fingerprint = rest[:USER_WITH_ROLES_COLUMNS], rest[USER_WITH_ROLES_COLUMNS:]
     user = UserWithRolesBackend().user_from_row(router.db_for_read(User), user_row)
     if user is None or not _signs_in(session, user) or SessionStorage.session_key in session:
         return False
